@@ -1,0 +1,47 @@
+//===- Driver.h - What skyline-check does with its options ------*- C++ -*-===//
+//
+// The command line parses into CommandLineOptions; runSkylineCheck wires the
+// stages together and returns the process exit code.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_DRIVER_H
+#define SKYLINE_DRIVER_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace skyline {
+
+/// Exit codes, documented in docs/user-guide.md; each has a lit test.
+enum ExitCode : int {
+  ExitSuccess = 0,    // warnings do not fail
+  ExitToolError = 1,  // tool, input, build or run error
+  ExitUsageError = 2, // bad command line
+  ExitRegression = 3, // the gate found a regression
+};
+
+enum class OutputFormat { Text, YAML };
+
+struct CommandLineOptions {
+  std::vector<std::string> Sources;
+  std::string BuildPath;                               // -p
+  std::optional<std::vector<std::string>> ExtraArgs;   // after --
+  bool AnalyzeOnly = false;
+  OutputFormat Format = OutputFormat::Text;
+  std::optional<int64_t> SetBatchSize;
+  std::string ExportFixes;
+  std::string BatchSizeVar;
+};
+
+int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
+                    llvm::raw_ostream &Err);
+
+} // namespace skyline
+
+#endif // SKYLINE_DRIVER_H

@@ -1,0 +1,53 @@
+//===- Frontend.h - Static analysis of a LibTorch program -------*- C++ -*-===//
+//
+// The first stage: parses the program's sources with their compile commands
+// and finds the batch size, the modules, their call sites and the training
+// loop. Only the program's own files are matched, never system headers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_FRONTEND_H
+#define SKYLINE_FRONTEND_H
+
+#include "skyline/ProgramModel.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace clang::tooling {
+class CompilationDatabase;
+} // namespace clang::tooling
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace skyline {
+
+struct FrontendOptions {
+  /// A variable, field or macro the user names as the training batch size
+  /// (--batch-size-var); empty to find it from its uses.
+  std::string BatchSizeVar;
+  /// Where clang's own diagnostics go (parse errors). Null: llvm::errs().
+  llvm::raw_ostream *DiagnosticStream = nullptr;
+};
+
+/// Analyzes the sources as one program, each with its command from DB.
+/// Fails when a source is missing or does not parse; clang's errors have then
+/// been printed to DiagnosticStream.
+llvm::Expected<ProgramModel>
+analyzeProgram(const clang::tooling::CompilationDatabase &DB,
+               llvm::ArrayRef<std::string> Sources,
+               const FrontendOptions &Options);
+
+/// Analyzes one in-memory source (for tests): Args are compiler flags.
+llvm::Expected<ProgramModel>
+analyzeCode(llvm::StringRef Code, llvm::ArrayRef<std::string> Args,
+            llvm::StringRef FileName = "input.cpp",
+            const FrontendOptions &Options = {});
+
+} // namespace skyline
+
+#endif // SKYLINE_FRONTEND_H

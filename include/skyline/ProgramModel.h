@@ -1,0 +1,132 @@
+//===- ProgramModel.h - What the front end knows about a program -*- C++ -*-===//
+//
+// Plain data passed from the Frontend to every later stage: where the batch
+// size is declared, where layers are built and called, and where the training
+// loop is. It serializes to YAML (ProgramModelYAML.h), so stages can run apart.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_PROGRAMMODEL_H
+#define SKYLINE_PROGRAMMODEL_H
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skyline {
+
+/// A range of source text. Offsets are 0-based bytes, lines and columns
+/// 1-based, as clang reports them.
+struct SourceSpan {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  unsigned Offset = 0;
+  unsigned Length = 0;
+};
+
+/// How the batch-size literal is written in the program.
+enum class BatchSizeKind {
+  NamespaceConstant,  // const int64_t kBatchSize = 64; at namespace scope
+  LocalConstant,      // a local variable in a function
+  StaticMember,       // static constexpr member of a class
+  FieldDefault,       // struct Options { size_t batch_size = 8; };
+  DefaultArgument,    // void train(int64_t batch_size = 32)
+  LiteralArgument,    // make_data_loader(std::move(ds), 64)
+  OptionsBuilder,     // DataLoaderOptions().batch_size(64) with a literal
+  CommandLineDefault, // argc > 1 ? atoi(argv[1]) : 64, cxxopts default_value
+  EnvironmentDefault, // getenv("BATCH") ? atoi(...) : 64
+  Macro,              // #define BATCH_SIZE 64
+  Derived,            // computed from other values: total / ranks
+};
+
+const char *batchSizeKindName(BatchSizeKind Kind);
+std::optional<BatchSizeKind> parseBatchSizeKind(const std::string &Name);
+
+/// What a batch size is used for.
+enum class BatchSizeRole { Train, Eval, Unknown };
+const char *batchSizeRoleName(BatchSizeRole Role);
+
+/// One step from a use of the batch size back to its declaration.
+struct UseStep {
+  std::string Description; // "make_data_loader argument", "initializer of kBatchSize"
+  std::string File;
+  unsigned Line = 0;
+};
+
+/// A batch size resolved to the literal that should change.
+struct BatchSizeSite {
+  std::string Name; // variable, field, macro or option name; or the callee
+  int64_t Value = 0;
+  BatchSizeKind Kind = BatchSizeKind::LiteralArgument;
+  BatchSizeRole Role = BatchSizeRole::Unknown;
+  double Confidence = 0; // 0..1: how sure the front end is of the role
+  SourceSpan Literal;    // the text to replace to change the batch size
+  std::vector<UseStep> Chain; // from the use (first) to the declaration (last)
+};
+
+/// A place where a layer (a torch::nn module) is constructed.
+struct ModuleSite {
+  std::string Name;    // registered name, else variable/member, `parent.i`
+  std::string Type;    // torch::nn::Linear, ResidualBlock, ...
+  std::string Options; // constructor arguments as written
+  std::string Parent;  // enclosing Sequential's name, if any
+  std::string File;
+  unsigned Line = 0;   // construction site
+  unsigned Column = 0;
+  std::string RegisteredAt; // file:line of register_module, or empty
+};
+
+/// A call of a module's forward: conv1->forward(x), conv1(x), seq->forward(x).
+struct ModuleCall {
+  std::string Name; // the called module's name, as in ModuleSite::Name
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  unsigned Offset = 0; // of the whole call expression
+  unsigned Length = 0;
+  bool InMacro = false; // from a macro expansion: cannot be rewritten
+};
+
+struct OptimizerSite {
+  std::string Name;
+  std::string Type; // torch::optim::Adam
+  std::string File;
+  unsigned Line = 0;
+  /// The learning-rate literal when the options name one (SGDOptions(0.01)).
+  std::optional<SourceSpan> LearningRate;
+  std::string LearningRateText;
+};
+
+struct CallSite {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+};
+
+/// The loop one pass of which is one training iteration.
+struct TrainingLoop {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  std::string Function; // enclosing function
+  std::vector<OptimizerSite> Optimizers;
+  std::vector<CallSite> ZeroGradCalls;
+  std::vector<CallSite> BackwardCalls;
+  std::vector<CallSite> StepCalls;
+};
+
+struct ProgramModel {
+  static constexpr int SchemaVersion = 1;
+  std::vector<std::string> Sources;
+  std::optional<BatchSizeSite> BatchSize; // the training batch size
+  std::vector<BatchSizeSite> OtherBatchSizes;
+  std::vector<ModuleSite> Modules;
+  std::vector<ModuleCall> ModuleCalls;
+  std::vector<TrainingLoop> TrainingLoops;
+  std::vector<std::string> Warnings;
+};
+
+} // namespace skyline
+
+#endif // SKYLINE_PROGRAMMODEL_H

@@ -1,0 +1,58 @@
+//===- TextReport.h - clang-style diagnostics on the terminal ---*- C++ -*-===//
+//
+// `file:line:col: note: message [rule]`, the source line, a caret under the
+// range, and an optional fix-it line, as clang and clang-tidy print them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_TEXTREPORT_H
+#define SKYLINE_TEXTREPORT_H
+
+#include "skyline/ProgramModel.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace llvm {
+class MemoryBuffer;
+class raw_ostream;
+} // namespace llvm
+
+namespace skyline {
+
+enum class DiagLevel { Note, Remark, Warning, Error };
+
+/// Prints diagnostics, reading each source file once for the quoted lines.
+class DiagnosticPrinter {
+public:
+  /// DisplayPath maps the model's absolute paths to what the user typed.
+  DiagnosticPrinter(llvm::raw_ostream &OS,
+                    std::function<std::string(llvm::StringRef)> DisplayPath);
+  ~DiagnosticPrinter();
+
+  /// Column and Length select the caret range on Line (1-based column).
+  void print(DiagLevel Level, llvm::StringRef File, unsigned Line, unsigned Column,
+             unsigned Length, llvm::StringRef Message, llvm::StringRef Rule,
+             std::optional<std::string> FixIt = std::nullopt);
+  /// A diagnostic with no location: `skyline-check: error: ...`.
+  void printPlain(DiagLevel Level, llvm::StringRef Message);
+
+private:
+  std::optional<std::string> lineText(llvm::StringRef File, unsigned Line);
+
+  llvm::raw_ostream &OS;
+  std::function<std::string(llvm::StringRef)> DisplayPath;
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Files;
+};
+
+/// The static analysis as notes: batch sizes, modules, calls, loops.
+void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
+                       llvm::raw_ostream &OS);
+
+} // namespace skyline
+
+#endif // SKYLINE_TEXTREPORT_H

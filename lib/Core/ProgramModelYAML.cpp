@@ -1,0 +1,249 @@
+//===- ProgramModelYAML.cpp - ProgramModel to and from YAML ---------------===//
+
+#include "skyline/ProgramModelYAML.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace skyline {
+namespace {
+
+void emitSpanFields(YAML::Emitter &Out, const SourceSpan &Span) {
+  Out << YAML::Key << "file" << YAML::Value << Span.File;
+  Out << YAML::Key << "line" << YAML::Value << Span.Line;
+  Out << YAML::Key << "column" << YAML::Value << Span.Column;
+  Out << YAML::Key << "offset" << YAML::Value << Span.Offset;
+  Out << YAML::Key << "length" << YAML::Value << Span.Length;
+}
+
+void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
+  Out << YAML::BeginMap;
+  Out << YAML::Key << "name" << YAML::Value << Site.Name;
+  Out << YAML::Key << "value" << YAML::Value << Site.Value;
+  emitSpanFields(Out, Site.Literal);
+  Out << YAML::Key << "kind" << YAML::Value << batchSizeKindName(Site.Kind);
+  Out << YAML::Key << "role" << YAML::Value << batchSizeRoleName(Site.Role);
+  Out << YAML::Key << "confidence" << YAML::Value << Site.Confidence;
+  Out << YAML::Key << "chain" << YAML::Value << YAML::BeginSeq;
+  for (const UseStep &Step : Site.Chain) {
+    Out << YAML::Flow << YAML::BeginMap;
+    Out << YAML::Key << "step" << YAML::Value << Step.Description;
+    Out << YAML::Key << "file" << YAML::Value << Step.File;
+    Out << YAML::Key << "line" << YAML::Value << Step.Line;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq << YAML::EndMap;
+}
+
+void emitCalls(YAML::Emitter &Out, const char *Key, const std::vector<CallSite> &Calls) {
+  Out << YAML::Key << Key << YAML::Value << YAML::BeginSeq;
+  for (const CallSite &Call : Calls)
+    Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+        << Call.File << YAML::Key << "line" << YAML::Value << Call.Line
+        << YAML::Key << "column" << YAML::Value << Call.Column << YAML::EndMap;
+  Out << YAML::EndSeq;
+}
+
+void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
+  Out << YAML::BeginMap;
+  Out << YAML::Key << "file" << YAML::Value << Loop.File;
+  Out << YAML::Key << "line" << YAML::Value << Loop.Line;
+  Out << YAML::Key << "column" << YAML::Value << Loop.Column;
+  Out << YAML::Key << "function" << YAML::Value << Loop.Function;
+  Out << YAML::Key << "optimizers" << YAML::Value << YAML::BeginSeq;
+  for (const OptimizerSite &Opt : Loop.Optimizers) {
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "name" << YAML::Value << Opt.Name;
+    Out << YAML::Key << "type" << YAML::Value << Opt.Type;
+    Out << YAML::Key << "file" << YAML::Value << Opt.File;
+    Out << YAML::Key << "line" << YAML::Value << Opt.Line;
+    if (Opt.LearningRate) {
+      Out << YAML::Key << "learning_rate" << YAML::Value << YAML::BeginMap;
+      Out << YAML::Key << "text" << YAML::Value << Opt.LearningRateText;
+      emitSpanFields(Out, *Opt.LearningRate);
+      Out << YAML::EndMap;
+    }
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  emitCalls(Out, "zero_grad_calls", Loop.ZeroGradCalls);
+  emitCalls(Out, "backward_calls", Loop.BackwardCalls);
+  emitCalls(Out, "step_calls", Loop.StepCalls);
+  Out << YAML::EndMap;
+}
+
+//===----------------------------------------------------------------------===//
+// Reading
+//===----------------------------------------------------------------------===//
+
+template <typename T> T get(const YAML::Node &Node, const char *Key, T Default = T()) {
+  const YAML::Node Value = Node[Key];
+  return Value && !Value.IsNull() ? Value.as<T>() : Default;
+}
+
+SourceSpan readSpan(const YAML::Node &Node) {
+  return {get<std::string>(Node, "file"), get<unsigned>(Node, "line"),
+          get<unsigned>(Node, "column"), get<unsigned>(Node, "offset"),
+          get<unsigned>(Node, "length")};
+}
+
+BatchSizeSite readBatchSize(const YAML::Node &Node) {
+  BatchSizeSite Site;
+  Site.Name = get<std::string>(Node, "name");
+  Site.Value = get<int64_t>(Node, "value");
+  Site.Literal = readSpan(Node);
+  Site.Kind = parseBatchSizeKind(get<std::string>(Node, "kind"))
+                  .value_or(BatchSizeKind::LiteralArgument);
+  std::string Role = get<std::string>(Node, "role");
+  Site.Role = Role == "train"  ? BatchSizeRole::Train
+              : Role == "eval" ? BatchSizeRole::Eval
+                               : BatchSizeRole::Unknown;
+  Site.Confidence = get<double>(Node, "confidence");
+  for (const YAML::Node &Step : Node["chain"])
+    Site.Chain.push_back({get<std::string>(Step, "step"), get<std::string>(Step, "file"),
+                          get<unsigned>(Step, "line")});
+  return Site;
+}
+
+std::vector<CallSite> readCalls(const YAML::Node &Node) {
+  std::vector<CallSite> Calls;
+  for (const YAML::Node &Call : Node)
+    Calls.push_back({get<std::string>(Call, "file"), get<unsigned>(Call, "line"),
+                     get<unsigned>(Call, "column")});
+  return Calls;
+}
+
+TrainingLoop readLoop(const YAML::Node &Node) {
+  TrainingLoop Loop;
+  Loop.File = get<std::string>(Node, "file");
+  Loop.Line = get<unsigned>(Node, "line");
+  Loop.Column = get<unsigned>(Node, "column");
+  Loop.Function = get<std::string>(Node, "function");
+  for (const YAML::Node &Opt : Node["optimizers"]) {
+    OptimizerSite Site{get<std::string>(Opt, "name"), get<std::string>(Opt, "type"),
+                       get<std::string>(Opt, "file"), get<unsigned>(Opt, "line"),
+                       std::nullopt, ""};
+    if (const YAML::Node Rate = Opt["learning_rate"]) {
+      Site.LearningRate = readSpan(Rate);
+      Site.LearningRateText = get<std::string>(Rate, "text");
+    }
+    Loop.Optimizers.push_back(std::move(Site));
+  }
+  Loop.ZeroGradCalls = readCalls(Node["zero_grad_calls"]);
+  Loop.BackwardCalls = readCalls(Node["backward_calls"]);
+  Loop.StepCalls = readCalls(Node["step_calls"]);
+  return Loop;
+}
+
+} // namespace
+
+std::string programModelToYAML(const ProgramModel &Model) {
+  YAML::Emitter Out;
+  Out << YAML::BeginMap;
+  Out << YAML::Key << "schema_version" << YAML::Value << ProgramModel::SchemaVersion;
+  Out << YAML::Key << "sources" << YAML::Value << YAML::BeginSeq;
+  for (const std::string &Source : Model.Sources)
+    Out << Source;
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "batch_size" << YAML::Value;
+  if (Model.BatchSize)
+    emitBatchSize(Out, *Model.BatchSize);
+  else
+    Out << YAML::Null;
+  Out << YAML::Key << "other_batch_sizes" << YAML::Value << YAML::BeginSeq;
+  for (const BatchSizeSite &Site : Model.OtherBatchSizes)
+    emitBatchSize(Out, Site);
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "modules" << YAML::Value << YAML::BeginSeq;
+  for (const ModuleSite &M : Model.Modules) {
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "name" << YAML::Value << M.Name;
+    Out << YAML::Key << "type" << YAML::Value << M.Type;
+    Out << YAML::Key << "options" << YAML::Value << M.Options;
+    if (!M.Parent.empty())
+      Out << YAML::Key << "parent" << YAML::Value << M.Parent;
+    Out << YAML::Key << "file" << YAML::Value << M.File;
+    Out << YAML::Key << "line" << YAML::Value << M.Line;
+    Out << YAML::Key << "column" << YAML::Value << M.Column;
+    Out << YAML::Key << "registered_at" << YAML::Value;
+    if (M.RegisteredAt.empty())
+      Out << YAML::Null;
+    else
+      Out << M.RegisteredAt;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "module_calls" << YAML::Value << YAML::BeginSeq;
+  for (const ModuleCall &Call : Model.ModuleCalls) {
+    Out << YAML::Flow << YAML::BeginMap;
+    Out << YAML::Key << "name" << YAML::Value << Call.Name;
+    Out << YAML::Key << "file" << YAML::Value << Call.File;
+    Out << YAML::Key << "line" << YAML::Value << Call.Line;
+    Out << YAML::Key << "column" << YAML::Value << Call.Column;
+    Out << YAML::Key << "offset" << YAML::Value << Call.Offset;
+    Out << YAML::Key << "length" << YAML::Value << Call.Length;
+    Out << YAML::Key << "in_macro" << YAML::Value << Call.InMacro;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "training_loop" << YAML::Value;
+  if (Model.TrainingLoops.empty())
+    Out << YAML::Null;
+  else
+    emitLoop(Out, Model.TrainingLoops.front());
+  Out << YAML::Key << "training_loops" << YAML::Value << YAML::BeginSeq;
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    emitLoop(Out, Loop);
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "warnings" << YAML::Value << YAML::BeginSeq;
+  for (const std::string &Warning : Model.Warnings)
+    Out << Warning;
+  Out << YAML::EndSeq;
+  Out << YAML::EndMap;
+  return std::string(Out.c_str()) + "\n";
+}
+
+std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
+                                                 std::string &Error) {
+  try {
+    YAML::Node Root = YAML::Load(Text);
+    if (!Root.IsMap()) {
+      Error = "not a program model: the document is not a mapping";
+      return std::nullopt;
+    }
+    int Version = get<int>(Root, "schema_version", -1);
+    if (Version != ProgramModel::SchemaVersion) {
+      Error = "unsupported schema_version " + std::to_string(Version) +
+              " (this skyline-check reads " +
+              std::to_string(ProgramModel::SchemaVersion) + ")";
+      return std::nullopt;
+    }
+    ProgramModel Model;
+    for (const YAML::Node &Source : Root["sources"])
+      Model.Sources.push_back(Source.as<std::string>());
+    if (Root["batch_size"] && !Root["batch_size"].IsNull())
+      Model.BatchSize = readBatchSize(Root["batch_size"]);
+    for (const YAML::Node &Site : Root["other_batch_sizes"])
+      Model.OtherBatchSizes.push_back(readBatchSize(Site));
+    for (const YAML::Node &M : Root["modules"])
+      Model.Modules.push_back({get<std::string>(M, "name"), get<std::string>(M, "type"),
+                               get<std::string>(M, "options"),
+                               get<std::string>(M, "parent"), get<std::string>(M, "file"),
+                               get<unsigned>(M, "line"), get<unsigned>(M, "column"),
+                               get<std::string>(M, "registered_at")});
+    for (const YAML::Node &C : Root["module_calls"])
+      Model.ModuleCalls.push_back({get<std::string>(C, "name"), get<std::string>(C, "file"),
+                                   get<unsigned>(C, "line"), get<unsigned>(C, "column"),
+                                   get<unsigned>(C, "offset"), get<unsigned>(C, "length"),
+                                   get<bool>(C, "in_macro")});
+    for (const YAML::Node &Loop : Root["training_loops"])
+      Model.TrainingLoops.push_back(readLoop(Loop));
+    for (const YAML::Node &Warning : Root["warnings"])
+      Model.Warnings.push_back(Warning.as<std::string>());
+    return Model;
+  } catch (const YAML::Exception &E) {
+    Error = E.what();
+    return std::nullopt;
+  }
+}
+
+} // namespace skyline

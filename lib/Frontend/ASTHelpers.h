@@ -1,0 +1,94 @@
+//===- ASTHelpers.h - Shared AST queries of the front end -------*- C++ -*-===//
+//
+// Source positions, parents, and the LibTorch type tests (is this a module,
+// a module holder, an optimizer?) that every finder uses.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_LIB_FRONTEND_ASTHELPERS_H
+#define SKYLINE_LIB_FRONTEND_ASTHELPERS_H
+
+#include "skyline/ProgramModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/Stmt.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+
+#include <string>
+#include <vector>
+
+namespace skyline::frontend {
+
+/// The AST of one translation unit with the queries the finders share.
+class TUContext {
+public:
+  explicit TUContext(clang::ASTContext &Ctx) : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+
+  clang::ASTContext &Ctx;
+  const clang::SourceManager &SM;
+
+  /// Absolute, normalized path of the file holding Loc's expansion.
+  std::string fileOf(clang::SourceLocation Loc) const;
+  unsigned lineOf(clang::SourceLocation Loc) const;
+  unsigned columnOf(clang::SourceLocation Loc) const;
+  std::string where(clang::SourceLocation Loc) const; // file:line
+
+  /// The file range of R (macro arguments resolved to their spelling).
+  SourceSpan spanOf(clang::SourceRange R) const;
+  /// The span of the single token spelled at Loc (through macros).
+  SourceSpan tokenSpan(clang::SourceLocation Loc) const;
+  std::string textOf(clang::SourceRange R) const;
+
+  /// The program's own code: not a system header, not a builtin.
+  bool isUserCode(clang::SourceLocation Loc) const;
+
+  /// The first non-implicit parent of S (skips casts, temporaries, cleanups).
+  const clang::Stmt *semanticParent(const clang::Stmt *S) const;
+  clang::DynTypedNodeList parents(const clang::Stmt &S) const {
+    return Ctx.getParents(S);
+  }
+  /// The innermost for/while/do loop around S inside its function, or null.
+  const clang::Stmt *enclosingLoop(const clang::Stmt *S) const;
+  const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S) const;
+
+  /// Runs Matcher over the program's own code (the traversal scope) and
+  /// returns the nodes bound to "n".
+  template <typename NodeT, typename MatcherT>
+  std::vector<const NodeT *> findAll(const MatcherT &Matcher) const {
+    std::vector<const NodeT *> Result;
+    for (const auto &Bound : clang::ast_matchers::match(Matcher, Ctx))
+      if (const auto *Node = Bound.template getNodeAs<NodeT>("n"))
+        if (isUserCode(Node->getBeginLoc()))
+          Result.push_back(Node);
+    return Result;
+  }
+};
+
+/// Strips parens, implicit casts, temporaries and conversions that keep the
+/// value (SymInt(b), static_cast<int64_t>(b)).
+const clang::Expr *stripValueWrappers(const clang::Expr *E);
+
+const clang::CXXRecordDecl *recordOf(clang::QualType T);
+bool derivesFrom(const clang::CXXRecordDecl *RD, llvm::StringRef QualifiedName);
+/// torch::nn::Linear and every other ModuleHolder<...>.
+bool isModuleHolder(clang::QualType T);
+/// A class derived from torch::nn::Module (NetImpl, Net without TORCH_MODULE).
+bool isModuleClass(clang::QualType T);
+/// A holder, a module class, or a smart pointer to a module class.
+bool isModuleLike(clang::QualType T);
+bool isOptimizer(clang::QualType T);
+/// The type's name as a user reads it: torch::nn::Linear, ResidualBlock.
+std::string moduleTypeName(clang::QualType T);
+
+/// A stable key for a variable or field across translation units: the file
+/// and offset of its declaration.
+std::string declKey(const TUContext &TU, const clang::Decl *D);
+
+/// The VarDecl or FieldDecl an expression names (through -> and *), or null.
+const clang::ValueDecl *referencedDecl(const clang::Expr *E);
+
+} // namespace skyline::frontend
+
+#endif // SKYLINE_LIB_FRONTEND_ASTHELPERS_H

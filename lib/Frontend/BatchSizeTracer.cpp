@@ -1,0 +1,362 @@
+//===- BatchSizeTracer.cpp - From a use of a value to its literal ---------===//
+
+#include "BatchSizeTracer.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace skyline::frontend {
+namespace {
+
+constexpr int MaxDepth = 8;
+
+/// Whether S reads the command line (argv) or the environment (getenv).
+struct InputSources {
+  bool Argv = false;
+  bool Env = false;
+};
+
+InputSources inputSourcesOf(const Stmt *S, int Depth = 0) {
+  InputSources Found;
+  if (!S || Depth > 4)
+    return Found;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      Found.Argv |= Param->getName() == "argv" || Param->getName() == "argc";
+    else if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      Found = inputSourcesOf(Var->getInit(), Depth + 1); // const char *env = getenv(..)
+    if (const auto *F = dyn_cast<FunctionDecl>(Ref->getDecl()))
+      Found.Env |= F->getName() == "getenv" || F->getName() == "secure_getenv";
+  }
+  for (const Stmt *Child : S->children()) {
+    InputSources C = inputSourcesOf(Child, Depth);
+    Found.Argv |= C.Argv;
+    Found.Env |= C.Env;
+  }
+  return Found;
+}
+
+bool isNumberParser(llvm::StringRef Name) {
+  return llvm::is_contained({"atoi", "atol", "atoll", "stoi", "stol", "stoll",
+                             "stoul", "stoull", "strtol", "strtoll", "strtoul",
+                             "strtoull"},
+                            Name);
+}
+
+bool isLiteralKind(BatchSizeKind Kind) {
+  return Kind == BatchSizeKind::LiteralArgument;
+}
+
+} // namespace
+
+UseStep BatchSizeTracer::step(std::string Description, SourceLocation Loc) const {
+  return {std::move(Description), TU.fileOf(Loc), TU.lineOf(Loc)};
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::trace(const Expr *E, std::vector<UseStep> Chain) const {
+  return traceAt(E, Chain, 0);
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceDecl(const ValueDecl *D, std::vector<UseStep> Chain) const {
+  if (const auto *Param = dyn_cast<ParmVarDecl>(D))
+    return traceParam(Param, Chain, 0);
+  if (const auto *Var = dyn_cast<VarDecl>(D))
+    return traceVar(Var, Chain, 0);
+  if (const auto *Field = dyn_cast<FieldDecl>(D))
+    return traceField(Field, Chain, 0);
+  return std::nullopt;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::literal(const Expr *E, std::vector<UseStep> &Chain) const {
+  const auto *Int = dyn_cast<IntegerLiteral>(E);
+  if (!Int)
+    return std::nullopt;
+  BatchSizeSite Site;
+  Site.Value = Int->getValue().getSExtValue();
+  Site.Literal = TU.tokenSpan(Int->getLocation());
+  Site.Kind = BatchSizeKind::LiteralArgument;
+  SourceLocation Loc = Int->getLocation();
+  if (Loc.isMacroID() && !TU.SM.isMacroArgExpansion(Loc)) {
+    Site.Kind = BatchSizeKind::Macro;
+    Site.Name = Lexer::getImmediateMacroName(Loc, TU.SM, TU.Ctx.getLangOpts()).str();
+    Chain.push_back(step("definition of macro " + Site.Name,
+                         TU.SM.getSpellingLoc(Loc)));
+  }
+  Site.Chain = Chain;
+  return Site;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::digitsInString(const StringLiteral *S,
+                                std::vector<UseStep> &Chain) const {
+  if (!S->isOrdinary())
+    return std::nullopt;
+  llvm::StringRef Text = S->getString();
+  long long Value = 0;
+  if (Text.empty() || !llvm::all_of(Text, llvm::isDigit) ||
+      Text.getAsInteger(10, Value))
+    return std::nullopt;
+  BatchSizeSite Site;
+  Site.Value = Value;
+  Site.Literal = TU.tokenSpan(S->getBeginLoc());
+  Site.Literal.Offset += 1; // inside the quotes
+  Site.Literal.Column += 1;
+  Site.Literal.Length = Text.size();
+  Site.Kind = BatchSizeKind::CommandLineDefault;
+  Site.Chain = Chain;
+  return Site;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
+                         int Depth) const {
+  if (!E || Depth > MaxDepth)
+    return std::nullopt;
+  E = stripValueWrappers(E);
+  if (const auto *Init = dyn_cast<InitListExpr>(E); Init && Init->getNumInits() == 1)
+    return traceAt(Init->getInit(0), Chain, Depth + 1);
+  if (auto Site = literal(E, Chain))
+    return Site;
+  if (const auto *Str = dyn_cast<StringLiteral>(E))
+    return digitsInString(Str, Chain);
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+    if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
+      return traceParam(Param, Chain, Depth + 1);
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      return traceVar(Var, Chain, Depth + 1);
+    return std::nullopt;
+  }
+  if (const auto *Member = dyn_cast<MemberExpr>(E)) {
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      return traceField(Field, Chain, Depth + 1);
+    if (const auto *Var = dyn_cast<VarDecl>(Member->getMemberDecl()))
+      return traceVar(Var, Chain, Depth + 1);
+    return std::nullopt;
+  }
+  if (const auto *Cond = dyn_cast<ConditionalOperator>(E))
+    return traceConditional(Cond->getCond(), Cond->getTrueExpr(),
+                            Cond->getFalseExpr(), Chain, Depth);
+  if (const auto *Call = dyn_cast<CallExpr>(E))
+    return traceCall(Call, Chain, Depth);
+  if (const auto *Binary = dyn_cast<BinaryOperator>(E);
+      Binary && (Binary->isMultiplicativeOp() || Binary->isAdditiveOp())) {
+    Expr::EvalResult Result;
+    if (E->getBeginLoc().isMacroID() || !E->EvaluateAsInt(Result, TU.Ctx))
+      return std::nullopt;
+    BatchSizeSite Site;
+    Site.Value = Result.Val.getInt().getSExtValue();
+    Site.Literal = TU.spanOf(E->getSourceRange());
+    Site.Kind = BatchSizeKind::Derived;
+    Chain.push_back(step("computed as '" + TU.textOf(E->getSourceRange()) + "'",
+                         E->getBeginLoc()));
+    Site.Chain = Chain;
+    return Site;
+  }
+  return std::nullopt;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceVar(const VarDecl *Var, std::vector<UseStep> &Chain,
+                          int Depth) const {
+  if (const VarDecl *Definition = Var->getDefinition())
+    Var = Definition;
+  if (!TU.isUserCode(Var->getLocation()))
+    return std::nullopt;
+  std::string Name = Var->isStaticDataMember() ? Var->getQualifiedNameAsString()
+                                               : Var->getNameAsString();
+  Chain.push_back(step("initializer of '" + Name + "'", Var->getLocation()));
+  std::optional<BatchSizeSite> Site;
+  if (const Expr *Init = Var->getInit())
+    Site = traceAt(Init, Chain, Depth + 1);
+  if (!Site)
+    return std::nullopt;
+  if (isLiteralKind(Site->Kind))
+    Site->Kind = Var->isStaticDataMember() ? BatchSizeKind::StaticMember
+                 : Var->hasGlobalStorage() && !Var->isStaticLocal()
+                     ? BatchSizeKind::NamespaceConstant
+                     : BatchSizeKind::LocalConstant;
+  if (Site->Name.empty())
+    Site->Name = Name;
+  return Site;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceParam(const ParmVarDecl *Param, std::vector<UseStep> &Chain,
+                            int Depth) const {
+  const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext());
+  if (!Function)
+    return std::nullopt;
+  unsigned Index = Param->getFunctionScopeIndex();
+  std::string FunctionName = Function->getQualifiedNameAsString();
+  auto Callers = TU.findAll<CallExpr>(
+      callExpr(callee(functionDecl(equalsNode(Function->getCanonicalDecl()))))
+          .bind("n"));
+  auto FromDefault = [&]() -> std::optional<BatchSizeSite> {
+    // The default may sit on another declaration (the header's).
+    const ParmVarDecl *WithDefault = nullptr;
+    for (const FunctionDecl *Redecl : Function->redecls())
+      if (Index < Redecl->getNumParams() &&
+          Redecl->getParamDecl(Index)->hasDefaultArg() &&
+          !Redecl->getParamDecl(Index)->hasUninstantiatedDefaultArg())
+        WithDefault = Redecl->getParamDecl(Index);
+    if (!WithDefault)
+      return std::nullopt;
+    Chain.push_back(step("default argument '" + WithDefault->getNameAsString() +
+                             "' of " + FunctionName,
+                         WithDefault->getLocation()));
+    auto Site = traceAt(WithDefault->getDefaultArg(), Chain, Depth + 1);
+    if (Site && isLiteralKind(Site->Kind))
+      Site->Kind = BatchSizeKind::DefaultArgument;
+    if (Site && Site->Name.empty())
+      Site->Name = WithDefault->getNameAsString();
+    return Site;
+  };
+  for (const CallExpr *Caller : Callers) {
+    if (Index >= Caller->getNumArgs())
+      continue;
+    const Expr *Arg = Caller->getArg(Index);
+    if (isa<CXXDefaultArgExpr>(Arg))
+      return FromDefault();
+    std::vector<UseStep> Branch = Chain;
+    Branch.push_back(step("argument '" + Param->getNameAsString() + "' of call to " +
+                              FunctionName,
+                          Caller->getBeginLoc()));
+    if (auto Site = traceAt(Arg, Branch, Depth + 1)) {
+      if (Site->Name.empty())
+        Site->Name = Param->getNameAsString();
+      Chain = Branch;
+      return Site;
+    }
+  }
+  return FromDefault();
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
+                            int Depth) const {
+  if (!TU.isUserCode(Field->getLocation()) || !Field->hasInClassInitializer())
+    return std::nullopt;
+  std::string Name = Field->getParent()->getNameAsString() + "::" +
+                     Field->getNameAsString();
+  Chain.push_back(step("default of member '" + Name + "'", Field->getLocation()));
+  auto Site = traceAt(Field->getInClassInitializer(), Chain, Depth + 1);
+  if (Site && isLiteralKind(Site->Kind))
+    Site->Kind = BatchSizeKind::FieldDefault;
+  if (Site && Site->Name.empty())
+    Site->Name = Name;
+  return Site;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceConditional(const Expr *Cond, const Expr *True,
+                                  const Expr *False, std::vector<UseStep> &Chain,
+                                  int Depth) const {
+  std::vector<UseStep> FalseChain = Chain, TrueChain = Chain;
+  auto FromFalse = traceAt(False, FalseChain, Depth + 1);
+  auto FromTrue = FromFalse ? std::nullopt : traceAt(True, TrueChain, Depth + 1);
+  auto &Site = FromFalse ? FromFalse : FromTrue;
+  if (!Site)
+    return std::nullopt;
+  Chain = FromFalse ? FalseChain : TrueChain;
+  InputSources Inputs = inputSourcesOf(Cond);
+  InputSources Other = inputSourcesOf(FromFalse ? True : False);
+  if (Inputs.Env || Other.Env)
+    Site->Kind = BatchSizeKind::EnvironmentDefault;
+  else if (Inputs.Argv || Other.Argv)
+    Site->Kind = BatchSizeKind::CommandLineDefault;
+  return Site;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
+                           int Depth) const {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee)
+    return std::nullopt;
+  llvm::StringRef Name = Callee->getName();
+  if (Callee->getDeclName().isIdentifier() && isNumberParser(Name) &&
+      Call->getNumArgs() >= 1) {
+    auto Site = traceAt(Call->getArg(0), Chain, Depth + 1);
+    if (Site && isLiteralKind(Site->Kind))
+      Site->Kind = BatchSizeKind::CommandLineDefault;
+    return Site;
+  }
+  // cxxopts: result["batch-size"].as<int>()
+  if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+      Member && Callee->getDeclName().isIdentifier() && Name == "as") {
+    const auto *Index = dyn_cast<CXXOperatorCallExpr>(
+        stripValueWrappers(Member->getImplicitObjectArgument()));
+    if (Index && Index->getOperator() == OO_Subscript && Index->getNumArgs() == 2)
+      if (const auto *Key = dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)))) {
+        Chain.push_back(step("command-line option '" + Key->getString().str() + "'",
+                             Call->getBeginLoc()));
+        return traceOptionDefault(Key->getString(), Chain);
+      }
+    return std::nullopt;
+  }
+  // A getter of the program's own: int64_t batch_size() { return 64; }
+  const FunctionDecl *Definition = Callee->getDefinition();
+  if (!Definition || !TU.isUserCode(Definition->getLocation()) ||
+      Call->getNumArgs() != 0 || !Definition->getBody())
+    return std::nullopt;
+  auto Returns = TU.findAll<ReturnStmt>(
+      returnStmt(hasAncestor(functionDecl(equalsNode(Definition)))).bind("n"));
+  if (Returns.size() != 1)
+    return std::nullopt;
+  Chain.push_back(step("return value of " + Definition->getQualifiedNameAsString(),
+                       Returns[0]->getBeginLoc()));
+  return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
+                                    std::vector<UseStep> &Chain) const {
+  auto Defaults = TU.findAll<CXXMemberCallExpr>(
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("default_value")))).bind("n"));
+  for (const CXXMemberCallExpr *Default : Defaults) {
+    if (Default->getNumArgs() != 1)
+      continue;
+    // Up to the adder call: ("b,batch-size", "help", value<int>()->default_value("32"))
+    DynTypedNode Node = DynTypedNode::create(*Default);
+    const CXXOperatorCallExpr *Adder = nullptr;
+    for (int Up = 0; Up < 8 && !Adder; ++Up) {
+      auto Parents = TU.Ctx.getParents(Node);
+      if (Parents.empty())
+        break;
+      Node = Parents[0];
+      if (const auto *Op = Node.get<CXXOperatorCallExpr>();
+          Op && Op->getOperator() == OO_Call && Op->getNumArgs() >= 2)
+        Adder = Op;
+    }
+    if (!Adder)
+      continue;
+    const auto *Names = dyn_cast<StringLiteral>(stripValueWrappers(Adder->getArg(1)));
+    if (!Names)
+      continue;
+    llvm::SmallVector<llvm::StringRef, 2> Parts;
+    Names->getString().split(Parts, ',');
+    if (!llvm::any_of(Parts, [&](llvm::StringRef P) { return P.trim() == Key; }))
+      continue;
+    const auto *Value = dyn_cast<StringLiteral>(stripValueWrappers(Default->getArg(0)));
+    if (!Value)
+      continue;
+    Chain.push_back(step("default_value of option '" + Names->getString().str() + "'",
+                         Value->getBeginLoc()));
+    auto Site = digitsInString(Value, Chain);
+    if (Site)
+      Site->Name = Key.str();
+    return Site;
+  }
+  return std::nullopt;
+}
+
+} // namespace skyline::frontend

@@ -1,0 +1,62 @@
+//===- BatchSizeTracer.h - From a use of a value to its literal -*- C++ -*-===//
+//
+// Follows an integer expression back through variables, parameters (to the
+// caller's argument or the default), members, macros, ternaries on argv or
+// getenv, and command-line option defaults, to the literal that sets it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_LIB_FRONTEND_BATCHSIZETRACER_H
+#define SKYLINE_LIB_FRONTEND_BATCHSIZETRACER_H
+
+#include "ASTHelpers.h"
+
+#include <optional>
+
+namespace skyline::frontend {
+
+class BatchSizeTracer {
+public:
+  explicit BatchSizeTracer(const TUContext &TU) : TU(TU) {}
+
+  /// The literal behind E; Chain holds the steps taken so far.
+  std::optional<BatchSizeSite> trace(const clang::Expr *E,
+                                     std::vector<UseStep> Chain) const;
+  /// The literal that initializes a variable or field.
+  std::optional<BatchSizeSite> traceDecl(const clang::ValueDecl *D,
+                                         std::vector<UseStep> Chain) const;
+
+private:
+  std::optional<BatchSizeSite> traceAt(const clang::Expr *E,
+                                       std::vector<UseStep> &Chain,
+                                       int Depth) const;
+  std::optional<BatchSizeSite> traceVar(const clang::VarDecl *Var,
+                                        std::vector<UseStep> &Chain,
+                                        int Depth) const;
+  std::optional<BatchSizeSite> traceParam(const clang::ParmVarDecl *Param,
+                                          std::vector<UseStep> &Chain,
+                                          int Depth) const;
+  std::optional<BatchSizeSite> traceField(const clang::FieldDecl *Field,
+                                          std::vector<UseStep> &Chain,
+                                          int Depth) const;
+  std::optional<BatchSizeSite> traceConditional(const clang::Expr *Cond,
+                                                const clang::Expr *True,
+                                                const clang::Expr *False,
+                                                std::vector<UseStep> &Chain,
+                                                int Depth) const;
+  std::optional<BatchSizeSite> traceCall(const clang::CallExpr *Call,
+                                         std::vector<UseStep> &Chain,
+                                         int Depth) const;
+  std::optional<BatchSizeSite> traceOptionDefault(llvm::StringRef Key,
+                                                  std::vector<UseStep> &Chain) const;
+  std::optional<BatchSizeSite> literal(const clang::Expr *E,
+                                       std::vector<UseStep> &Chain) const;
+  std::optional<BatchSizeSite> digitsInString(const clang::StringLiteral *S,
+                                              std::vector<UseStep> &Chain) const;
+  UseStep step(std::string Description, clang::SourceLocation Loc) const;
+
+  const TUContext &TU;
+};
+
+} // namespace skyline::frontend
+
+#endif // SKYLINE_LIB_FRONTEND_BATCHSIZETRACER_H

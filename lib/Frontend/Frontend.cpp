@@ -1,0 +1,440 @@
+//===- Frontend.cpp - Parse the program, run the finders, merge -----------===//
+//
+// Each source is parsed with its compile command; the finders run over the
+// program's own declarations only (the traversal scope), which keeps the cost
+// close to parsing. Records from all translation units are then merged:
+// a header seen by several sources counts once, and module names are
+// resolved program-wide (a member built in one file is called in another).
+//
+//===----------------------------------------------------------------------===//
+
+#include "skyline/Config.h"
+#include "skyline/Frontend.h"
+
+#include "Finders.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/Basic/DiagnosticOptions.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/ArgumentsAdjusters.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace clang;
+
+namespace skyline {
+namespace {
+
+using namespace frontend;
+
+/// What every translation unit contributed, before merging.
+struct Collected {
+  std::vector<ModuleFindings> Modules;
+  std::vector<TrainingLoop> Loops;
+  std::vector<BatchSizeSite> BatchSizes;
+  std::optional<BatchSizeSite> Named;
+};
+
+std::optional<BatchSizeSite> namedMacro(const TUContext &TU, const Preprocessor &PP,
+                                        llvm::StringRef Name) {
+  const IdentifierInfo *II = PP.getIdentifierInfo(Name);
+  const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
+  if (!MI || MI->getNumTokens() != 1 || !MI->getReplacementToken(0).is(tok::numeric_constant))
+    return std::nullopt;
+  const Token &Literal = MI->getReplacementToken(0);
+  BatchSizeSite Site;
+  Site.Name = Name.str();
+  Site.Kind = BatchSizeKind::Macro;
+  Site.Literal = TU.tokenSpan(Literal.getLocation());
+  llvm::StringRef Text(Literal.getLiteralData(), Literal.getLength());
+  long long Value = 0;
+  if (Text.getAsInteger(0, Value))
+    return std::nullopt;
+  Site.Value = Value;
+  Site.Chain = {{"named by --batch-size-var", "", 0},
+                {"definition of macro " + Site.Name, Site.Literal.File, Site.Literal.Line}};
+  return Site;
+}
+
+class AnalysisConsumer : public ASTConsumer {
+public:
+  AnalysisConsumer(CompilerInstance &CI, Collected &Out, const FrontendOptions &Options)
+      : CI(CI), Out(Out), Options(Options) {}
+
+  bool HandleTopLevelDecl(DeclGroupRef Group) override {
+    const SourceManager &SM = CI.getSourceManager();
+    for (Decl *D : Group) {
+      SourceLocation Loc = SM.getExpansionLoc(D->getLocation());
+      if (Loc.isValid() && !SM.isInSystemHeader(Loc))
+        UserDecls.push_back(D);
+    }
+    return true;
+  }
+
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (Ctx.getDiagnostics().hasErrorOccurred())
+      return;
+    Ctx.setTraversalScope(UserDecls);
+    TUContext TU(Ctx);
+    Out.Modules.push_back(findModules(TU));
+    LoopFindings Loops = findTrainingLoops(TU);
+    for (const TrainingLoop &Loop : Loops.Loops)
+      Out.Loops.push_back(Loop);
+    for (BatchSizeSite &Site : findBatchSizes(TU, Loops))
+      Out.BatchSizes.push_back(std::move(Site));
+    if (!Options.BatchSizeVar.empty() && !Out.Named) {
+      Out.Named = findNamedBatchSize(TU, Options.BatchSizeVar);
+      if (!Out.Named)
+        Out.Named = namedMacro(TU, CI.getPreprocessor(), Options.BatchSizeVar);
+    }
+  }
+
+private:
+  CompilerInstance &CI;
+  Collected &Out;
+  const FrontendOptions &Options;
+  std::vector<Decl *> UserDecls;
+};
+
+class AnalysisAction : public ASTFrontendAction {
+public:
+  AnalysisAction(Collected &Out, const FrontendOptions &Options)
+      : Out(Out), Options(Options) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
+                                                 llvm::StringRef) override {
+    return std::make_unique<AnalysisConsumer>(CI, Out, Options);
+  }
+
+private:
+  Collected &Out;
+  const FrontendOptions &Options;
+};
+
+class AnalysisActionFactory : public tooling::FrontendActionFactory {
+public:
+  AnalysisActionFactory(Collected &Out, const FrontendOptions &Options)
+      : Out(Out), Options(Options) {}
+  std::unique_ptr<FrontendAction> create() override {
+    return std::make_unique<AnalysisAction>(Out, Options);
+  }
+
+private:
+  Collected &Out;
+  const FrontendOptions &Options;
+};
+
+//===----------------------------------------------------------------------===//
+// Merging
+//===----------------------------------------------------------------------===//
+
+std::string shortTypeName(llvm::StringRef Type) {
+  size_t Colon = Type.rfind("::");
+  return (Colon == llvm::StringRef::npos ? Type : Type.substr(Colon + 2)).str();
+}
+
+class ModuleMerger {
+public:
+  explicit ModuleMerger(const std::vector<ModuleFindings> &All) {
+    llvm::StringSet<> SeenCalls;
+    for (const ModuleFindings &TU : All) {
+      for (const RawConstruction &C : TU.Constructions)
+        if (!ById.count(C.Id)) {
+          ById[C.Id] = Constructions.size();
+          Constructions.push_back(C);
+        }
+      for (const RawRegistration &R : TU.Registrations)
+        Registrations.try_emplace(R.OwnerKey, R);
+      for (const RawModuleCall &Call : TU.Calls)
+        if (SeenCalls.insert(Call.Call.File + "@" + std::to_string(Call.Call.Offset)).second)
+          Calls.push_back(Call);
+    }
+    std::stable_sort(Constructions.begin(), Constructions.end(),
+                     [](const RawConstruction &A, const RawConstruction &B) {
+                       return std::tie(A.Site.File, A.Site.Line, A.Site.Column) <
+                              std::tie(B.Site.File, B.Site.Line, B.Site.Column);
+                     });
+    ById.clear();
+    for (size_t I = 0; I < Constructions.size(); ++I) {
+      ById[Constructions[I].Id] = I;
+      if (!Constructions[I].OwnerKey.empty())
+        ByOwner.try_emplace(Constructions[I].OwnerKey, I);
+    }
+    // push_back children are numbered after the parent's constructor arguments.
+    std::map<std::string, int> Appended;
+    for (RawConstruction &C : Constructions)
+      if (C.AppendedChild)
+        C.ChildIndex = Appended[C.ParentRef]++;
+  }
+
+  void emit(ProgramModel &Model) {
+    Names.assign(Constructions.size(), "");
+    for (size_t I = 0; I < Constructions.size(); ++I) {
+      ModuleSite Site = Constructions[I].Site;
+      Site.Name = nameOf(I, 0);
+      Site.RegisteredAt = Constructions[I].RegisteredAt;
+      if (Site.RegisteredAt.empty())
+        if (auto It = Registrations.find(Constructions[I].OwnerKey);
+            It != Registrations.end())
+          Site.RegisteredAt = It->second.At;
+      if (std::optional<size_t> Parent = parentOf(Constructions[I]))
+        Site.Parent = nameOf(*Parent, 0);
+      Model.Modules.push_back(std::move(Site));
+    }
+    for (const RawModuleCall &Raw : Calls) {
+      ModuleCall Call = Raw.Call;
+      Call.Name = Raw.FallbackName;
+      if (auto It = ByOwner.find(Raw.CalleeKey); It != ByOwner.end())
+        Call.Name = nameOf(It->second, 0);
+      else if (auto Reg = Registrations.find(Raw.CalleeKey); Reg != Registrations.end())
+        Call.Name = Reg->second.Name;
+      Model.ModuleCalls.push_back(std::move(Call));
+    }
+    std::stable_sort(Model.ModuleCalls.begin(), Model.ModuleCalls.end(),
+                     [](const ModuleCall &A, const ModuleCall &B) {
+                       return std::tie(A.File, A.Offset) < std::tie(B.File, B.Offset);
+                     });
+  }
+
+private:
+  std::optional<size_t> parentOf(const RawConstruction &C) const {
+    if (C.ParentRef.empty())
+      return std::nullopt;
+    if (auto It = ById.find(C.ParentRef); It != ById.end())
+      return It->second;
+    if (auto It = ByOwner.find(C.ParentRef); It != ByOwner.end())
+      return It->second;
+    return std::nullopt;
+  }
+
+  std::string nameOf(size_t I, int Depth) {
+    if (!Names[I].empty())
+      return Names[I];
+    const RawConstruction &C = Constructions[I];
+    std::string Name;
+    if (!C.RegisteredName.empty())
+      Name = C.RegisteredName;
+    else if (auto It = Registrations.find(C.OwnerKey); !C.OwnerKey.empty() &&
+                                                      It != Registrations.end())
+      Name = It->second.Name;
+    else if (std::optional<size_t> Parent = parentOf(C); Parent && Depth < 16) {
+      int Index = C.ChildIndex;
+      if (C.AppendedChild)
+        Index += Constructions[*Parent].NumArgs;
+      Name = nameOf(*Parent, Depth + 1) + "." + std::to_string(Index);
+    } else if (!C.OwnerName.empty())
+      Name = C.OwnerName;
+    else
+      Name = shortTypeName(C.Site.Type) + "@" + std::to_string(C.Site.Line);
+    return Names[I] = Name;
+  }
+
+  std::vector<RawConstruction> Constructions;
+  llvm::StringMap<size_t> ById, ByOwner;
+  std::map<std::string, RawRegistration> Registrations;
+  std::vector<RawModuleCall> Calls;
+  std::vector<std::string> Names;
+};
+
+int rolePriority(BatchSizeRole Role) {
+  switch (Role) {
+  case BatchSizeRole::Train:
+    return 2;
+  case BatchSizeRole::Unknown:
+    return 1;
+  case BatchSizeRole::Eval:
+    return 0;
+  }
+  return 0;
+}
+
+void mergeBatchSizes(Collected &In, ProgramModel &Model) {
+  std::vector<BatchSizeSite> Sites;
+  std::map<std::pair<std::string, unsigned>, size_t> ByLiteral;
+  for (BatchSizeSite &Site : In.BatchSizes) {
+    auto Key = std::make_pair(Site.Literal.File, Site.Literal.Offset);
+    auto It = ByLiteral.find(Key);
+    if (It == ByLiteral.end()) {
+      ByLiteral[Key] = Sites.size();
+      Sites.push_back(std::move(Site));
+      continue;
+    }
+    BatchSizeSite &Kept = Sites[It->second];
+    if (std::make_pair(rolePriority(Site.Role), Site.Confidence) >
+        std::make_pair(rolePriority(Kept.Role), Kept.Confidence))
+      Kept = std::move(Site);
+  }
+
+  std::optional<size_t> Train;
+  if (In.Named) {
+    In.Named->Role = BatchSizeRole::Train;
+    In.Named->Confidence = 1.0;
+    Model.BatchSize = *In.Named;
+  } else {
+    for (size_t I = 0; I < Sites.size(); ++I)
+      if (Sites[I].Role == BatchSizeRole::Train &&
+          (!Train || Sites[I].Confidence > Sites[*Train].Confidence))
+        Train = I;
+    // A single loader with nothing to tell its role is the training one.
+    size_t Unknown = llvm::count_if(Sites, [](const BatchSizeSite &S) {
+      return S.Role == BatchSizeRole::Unknown;
+    });
+    if (!Train && Unknown == 1)
+      for (size_t I = 0; I < Sites.size(); ++I)
+        if (Sites[I].Role == BatchSizeRole::Unknown) {
+          Train = I;
+          Sites[I].Role = BatchSizeRole::Train;
+          Model.Warnings.push_back("the training batch size was guessed: '" +
+                                   Sites[I].Name +
+                                   "' feeds no loop with backward() or step()");
+        }
+    if (Train)
+      Model.BatchSize = Sites[*Train];
+  }
+  for (size_t I = 0; I < Sites.size(); ++I) {
+    if (Train && I == *Train)
+      continue;
+    if (Model.BatchSize && Model.BatchSize->Literal.File == Sites[I].Literal.File &&
+        Model.BatchSize->Literal.Offset == Sites[I].Literal.Offset)
+      continue;
+    Model.OtherBatchSizes.push_back(std::move(Sites[I]));
+  }
+  std::stable_sort(Model.OtherBatchSizes.begin(), Model.OtherBatchSizes.end(),
+                   [](const BatchSizeSite &A, const BatchSizeSite &B) {
+                     return std::tie(A.Literal.File, A.Literal.Offset) <
+                            std::tie(B.Literal.File, B.Literal.Offset);
+                   });
+}
+
+void appendUnique(std::vector<CallSite> &To, const std::vector<CallSite> &From) {
+  for (const CallSite &Site : From)
+    if (llvm::none_of(To, [&](const CallSite &S) {
+          return S.File == Site.File && S.Line == Site.Line && S.Column == Site.Column;
+        }))
+      To.push_back(Site);
+}
+
+void mergeLoops(const Collected &In, ProgramModel &Model) {
+  for (const TrainingLoop &Loop : In.Loops) {
+    auto It = llvm::find_if(Model.TrainingLoops, [&](const TrainingLoop &L) {
+      return L.File == Loop.File && L.Line == Loop.Line && L.Column == Loop.Column;
+    });
+    if (It == Model.TrainingLoops.end()) {
+      Model.TrainingLoops.push_back(Loop);
+      continue;
+    }
+    appendUnique(It->ZeroGradCalls, Loop.ZeroGradCalls);
+    appendUnique(It->BackwardCalls, Loop.BackwardCalls);
+    appendUnique(It->StepCalls, Loop.StepCalls);
+    for (const OptimizerSite &Opt : Loop.Optimizers)
+      if (llvm::none_of(It->Optimizers, [&](const OptimizerSite &O) {
+            return O.File == Opt.File && O.Line == Opt.Line && O.Name == Opt.Name;
+          }))
+        It->Optimizers.push_back(Opt);
+  }
+}
+
+ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources) {
+  ProgramModel Model;
+  for (const std::string &Source : Sources) {
+    llvm::SmallString<256> Path(Source);
+    llvm::sys::fs::make_absolute(Path);
+    llvm::sys::path::remove_dots(Path, true);
+    Model.Sources.push_back(std::string(Path));
+  }
+  ModuleMerger(In.Modules).emit(Model);
+  mergeBatchSizes(In, Model);
+  mergeLoops(In, Model);
+  return Model;
+}
+
+tooling::ArgumentsAdjuster gccOnlyFlagRemover() {
+  return [](const tooling::CommandLineArguments &Args, llvm::StringRef) {
+    static const char *const GccOnlyPrefixes[] = {
+        "-fno-tree-", "-ftree-", "-fconcepts-diagnostics-depth",
+        "-fno-printf-return-value", "-mno-direct-extern-access",
+        "-fno-gnu-unique", "-fipa-", "-fno-ipa-", "-flto-partition"};
+    tooling::CommandLineArguments Result;
+    for (const std::string &Arg : Args)
+      if (llvm::none_of(GccOnlyPrefixes, [&](const char *Prefix) {
+            return llvm::StringRef(Arg).starts_with(Prefix);
+          }))
+        Result.push_back(Arg);
+    return Result;
+  };
+}
+
+llvm::Error checkSources(llvm::ArrayRef<std::string> Sources) {
+  for (const std::string &Source : Sources) {
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(Source, Status))
+      return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                     "no such file: '%s'", Source.c_str());
+    if (Status.type() == llvm::sys::fs::file_type::directory_file)
+      return llvm::createStringError(
+          std::errc::is_a_directory,
+          "'%s' is a directory; give the training program's source files "
+          "(and -p with the build directory)",
+          Source.c_str());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Expected<ProgramModel> analyzeProgram(const tooling::CompilationDatabase &DB,
+                                            llvm::ArrayRef<std::string> Sources,
+                                            const FrontendOptions &Options) {
+  if (llvm::Error Err = checkSources(Sources))
+    return std::move(Err);
+  tooling::ClangTool Tool(DB, Sources);
+  Tool.appendArgumentsAdjuster(gccOnlyFlagRemover());
+  Tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
+  Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
+      {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR},
+      tooling::ArgumentInsertPosition::END));
+  llvm::raw_ostream &Stream = Options.DiagnosticStream ? *Options.DiagnosticStream
+                                                       : llvm::errs();
+  auto DiagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
+  DiagOpts->ShowColors = false;
+  TextDiagnosticPrinter Printer(Stream, DiagOpts.get());
+  Tool.setDiagnosticConsumer(&Printer);
+  Tool.setPrintErrorMessage(false);
+
+  Collected In;
+  AnalysisActionFactory Factory(In, Options);
+  if (int Status = Tool.run(&Factory))
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        Status == 1 ? "the program does not compile; fix the errors above, or "
+                      "check the compile command (-p DIR or flags after --)"
+                    : "some sources were skipped: no compile command for them");
+  return merge(In, Sources);
+}
+
+llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
+                                         llvm::ArrayRef<std::string> Args,
+                                         llvm::StringRef FileName,
+                                         const FrontendOptions &Options) {
+  Collected In;
+  std::vector<std::string> FullArgs(Args.begin(), Args.end());
+  FullArgs.insert(FullArgs.end(), {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR});
+  auto Action = std::make_unique<AnalysisAction>(In, Options);
+  if (!tooling::runToolOnCodeWithArgs(std::move(Action), Code, FullArgs, FileName))
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "the code does not compile");
+  std::string Name = FileName.str();
+  return merge(In, llvm::ArrayRef<std::string>(Name));
+}
+
+} // namespace skyline

@@ -1,0 +1,272 @@
+//===- ModuleFinder.cpp - Module constructions, names and calls -----------===//
+//
+// A module is anything whose type is a torch::nn::ModuleHolder (Linear,
+// TORCH_MODULE(X)) or derives from torch::nn::Module. Its name comes from the
+// context of its construction: register_module's string, the member or
+// variable it initializes, or its position in an enclosing Sequential.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Finders.h"
+
+#include "clang/AST/ParentMapContext.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+
+using namespace clang;
+using namespace clang::ast_matchers;
+
+namespace skyline::frontend {
+namespace {
+
+std::string idOf(const TUContext &TU, SourceLocation Loc) {
+  SourceLocation File = TU.SM.getExpansionLoc(Loc);
+  return TU.fileOf(File) + "@" + std::to_string(TU.SM.getFileOffset(File));
+}
+
+bool isRegisterModule(const CallExpr *Call) {
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  if (!Member || !Member->getMethodDecl())
+    return false;
+  const CXXMethodDecl *Method = Member->getMethodDecl();
+  return Method->getName() == "register_module" &&
+         derivesFrom(Method->getParent(), "torch::nn::Module");
+}
+
+std::string stringLiteralValue(const Expr *E) {
+  if (const auto *Literal = dyn_cast_or_null<StringLiteral>(stripValueWrappers(E)))
+    return Literal->getString().str();
+  return "";
+}
+
+/// Whether a construction merely wraps an existing module or none at all:
+/// Linear(nullptr), Linear(std::shared_ptr<LinearImpl>).
+bool isEmptyOrWrapping(const CXXConstructExpr *E) {
+  if (E->getConstructor()->isCopyOrMoveConstructor())
+    return true;
+  if (E->getNumArgs() == 0)
+    return false;
+  QualType ArgType = E->getArg(0)->getType();
+  if (ArgType->isNullPtrType())
+    return true;
+  const CXXRecordDecl *RD = recordOf(ArgType);
+  return RD && RD->getQualifiedNameAsString() == "std::shared_ptr";
+}
+
+std::string argumentsText(const TUContext &TU, ArrayRef<const Expr *> Args) {
+  SourceLocation Begin, End;
+  for (const Expr *Arg : Args) {
+    if (isa<CXXDefaultArgExpr>(Arg) || Arg->getBeginLoc().isInvalid())
+      continue;
+    if (Begin.isInvalid())
+      Begin = Arg->getBeginLoc();
+    End = Arg->getEndLoc();
+  }
+  if (Begin.isInvalid())
+    return "";
+  return TU.textOf(SourceRange(Begin, End));
+}
+
+class ConstructionContext {
+public:
+  ConstructionContext(const TUContext &TU, RawConstruction &Out)
+      : TU(TU), Out(Out) {}
+
+  /// Walks up from the construction to what names it.
+  void resolve(const Expr *Construction) {
+    DynTypedNode Node = DynTypedNode::create(*Construction);
+    const Expr *Child = Construction;
+    while (true) {
+      auto Parents = TU.Ctx.getParents(Node);
+      if (Parents.empty())
+        return;
+      Node = Parents[0];
+      if (const auto *Var = Node.get<VarDecl>()) {
+        setOwner(Var);
+        return;
+      }
+      if (const auto *Field = Node.get<FieldDecl>()) { // default member init
+        setOwner(Field);
+        return;
+      }
+      if (const auto *Ctor = Node.get<CXXConstructorDecl>()) {
+        // The parent map skips the initializer: find which one holds Child.
+        for (const CXXCtorInitializer *Init : Ctor->inits()) {
+          if (Init->getInit() != Child)
+            continue;
+          if (!Init->isWritten() || !Init->isMemberInitializer())
+            Out.Skip = true; // implicit, or a base class's construction
+          else
+            setOwner(Init->getMember());
+        }
+        return;
+      }
+      const auto *S = Node.get<Stmt>();
+      if (!S)
+        return;
+      if (const auto *Call = dyn_cast<CallExpr>(S); Call && isRegisterModule(Call)) {
+        if (Call->getNumArgs() >= 2) {
+          Out.RegisteredName = stringLiteralValue(Call->getArg(0));
+          Out.RegisteredAt = TU.where(Call->getBeginLoc());
+        }
+        Child = Call;
+        continue; // the result may still be assigned to a member
+      }
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+        if (isEmptyOrWrapping(Construct)) { // copies, Sequential(shared_ptr)
+          Child = Construct;
+          continue;
+        }
+        if (isModuleHolder(Construct->getType())) { // a Sequential's child
+          Out.ParentRef = idOf(TU, Construct->getBeginLoc());
+          Out.ChildIndex = argIndex(Construct->arguments(), Child);
+        }
+        return;
+      }
+      if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
+          Push && Push->getMethodDecl() &&
+          Push->getMethodDecl()->getName() == "push_back" &&
+          isModuleLike(Push->getImplicitObjectArgument()->getType())) {
+        if (const ValueDecl *Seq = referencedDecl(Push->getImplicitObjectArgument())) {
+          Out.ParentRef = declKey(TU, Seq);
+          Out.AppendedChild = true;
+        }
+        return;
+      }
+      if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+          Assign && Assign->isAssignmentOp()) {
+        setOwner(referencedDecl(Assign->getLHS()));
+        return;
+      }
+      if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+          Assign && Assign->getOperator() == OO_Equal) {
+        setOwner(referencedDecl(Assign->getArg(0)));
+        return;
+      }
+      if (isa<Expr>(S) && !isa<CallExpr>(S) && !isa<CXXConstructExpr>(S)) {
+        Child = cast<Expr>(S);
+        continue; // casts, temporaries, parens
+      }
+      return;
+    }
+  }
+
+private:
+  static int argIndex(CXXConstructExpr::const_arg_range Args, const Expr *Child) {
+    int Index = 0;
+    for (const Expr *Arg : Args) {
+      if (Arg == Child || stripValueWrappers(Arg) == stripValueWrappers(Child) ||
+          Arg->getSourceRange() == Child->getSourceRange())
+        return Index;
+      ++Index;
+    }
+    return -1;
+  }
+
+  void setOwner(const ValueDecl *D) {
+    if (!D)
+      return;
+    Out.OwnerKey = declKey(TU, D);
+    Out.OwnerName = D->getNameAsString();
+  }
+
+  const TUContext &TU;
+  RawConstruction &Out;
+};
+
+RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
+                         ArrayRef<const Expr *> Args) {
+  RawConstruction Raw;
+  Raw.Id = idOf(TU, E->getBeginLoc());
+  Raw.NumArgs = Args.size();
+  Raw.Site.Type = moduleTypeName(Type);
+  Raw.Site.Options = argumentsText(TU, Args);
+  Raw.Site.File = TU.fileOf(E->getBeginLoc());
+  Raw.Site.Line = TU.lineOf(E->getBeginLoc());
+  Raw.Site.Column = TU.columnOf(E->getBeginLoc());
+  ConstructionContext(TU, Raw).resolve(E);
+  return Raw;
+}
+
+void findConstructions(const TUContext &TU, ModuleFindings &Out) {
+  for (const auto *E : TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n"))) {
+    if (!isModuleLike(E->getType()) || isEmptyOrWrapping(E))
+      continue;
+    llvm::SmallVector<const Expr *, 4> Args(E->arguments());
+    RawConstruction Raw = describe(TU, E, E->getType(), Args);
+    if (!Raw.Skip)
+      Out.Constructions.push_back(std::move(Raw));
+  }
+  auto MakeShared = callExpr(callee(functionDecl(hasName("::std::make_shared"))))
+                        .bind("n");
+  for (const auto *Call : TU.findAll<CallExpr>(MakeShared)) {
+    if (!isModuleLike(Call->getType()))
+      continue;
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    Out.Constructions.push_back(describe(TU, Call, Call->getType(), Args));
+  }
+}
+
+void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
+  auto Register = cxxMemberCallExpr(callee(cxxMethodDecl(hasName("register_module"))))
+                      .bind("n");
+  for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Register)) {
+    if (!isRegisterModule(Call) || Call->getNumArgs() < 2)
+      continue;
+    const ValueDecl *Target = referencedDecl(Call->getArg(1));
+    if (!Target)
+      continue;
+    Out.Registrations.push_back({declKey(TU, Target),
+                                 stringLiteralValue(Call->getArg(0)),
+                                 TU.where(Call->getBeginLoc())});
+  }
+}
+
+void addCall(const TUContext &TU, const Expr *Call, const Expr *Object,
+             ModuleFindings &Out) {
+  RawModuleCall Raw;
+  if (const ValueDecl *Callee = referencedDecl(Object)) {
+    Raw.CalleeKey = declKey(TU, Callee);
+    Raw.FallbackName = Callee->getNameAsString();
+  } else {
+    Raw.FallbackName = TU.textOf(Object->getSourceRange());
+  }
+  SourceSpan Span = TU.spanOf(Call->getSourceRange());
+  Raw.Call.File = Span.File;
+  Raw.Call.Line = TU.lineOf(Call->getBeginLoc());
+  Raw.Call.Column = TU.columnOf(Call->getBeginLoc());
+  Raw.Call.Offset = Span.Offset;
+  Raw.Call.Length = Span.Length;
+  Raw.Call.InMacro = Call->getBeginLoc().isMacroID();
+  Out.Calls.push_back(std::move(Raw));
+}
+
+void findCalls(const TUContext &TU, ModuleFindings &Out) {
+  auto Forward = cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("n");
+  for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Forward)) {
+    const Expr *Object = Call->getImplicitObjectArgument();
+    QualType Type = Object->getType();
+    if (Type->isPointerType())
+      Type = Type->getPointeeType();
+    if (!isModuleLike(Type))
+      continue;
+    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(stripValueWrappers(Object)))
+      Object = Arrow->getArg(0); // conv1->forward: name conv1, not its Impl
+    addCall(TU, Call, Object, Out);
+  }
+  auto Apply = cxxOperatorCallExpr(hasOverloadedOperatorName("()")).bind("n");
+  for (const auto *Call : TU.findAll<CXXOperatorCallExpr>(Apply))
+    if (Call->getNumArgs() >= 1 && isModuleHolder(Call->getArg(0)->getType()))
+      addCall(TU, Call, Call->getArg(0), Out);
+}
+
+} // namespace
+
+ModuleFindings findModules(const TUContext &TU) {
+  ModuleFindings Out;
+  findConstructions(TU, Out);
+  findRegistrations(TU, Out);
+  findCalls(TU, Out);
+  return Out;
+}
+
+} // namespace skyline::frontend

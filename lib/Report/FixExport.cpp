@@ -1,0 +1,81 @@
+//===- FixExport.cpp - Fix-its as clang-tidy's YAML -----------------------===//
+
+#include "skyline/FixExport.h"
+
+#include "clang/Tooling/Core/Diagnostic.h"
+#include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/YAMLTraits.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace skyline {
+
+Fix makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
+  Fix F;
+  F.Rule = "skyline-batch-size";
+  F.Message = "set the training batch size '" + Site.Name + "' from " +
+              std::to_string(Site.Value) + " to " + std::to_string(NewValue);
+  F.At = Site.Literal;
+  F.Edits.push_back({Site.Literal, std::to_string(NewValue)});
+  return F;
+}
+
+std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Fix> Fixes) {
+  clang::tooling::TranslationUnitDiagnostics TU;
+  TU.MainSourceFile = MainSourceFile.str();
+  for (const Fix &F : Fixes) {
+    clang::tooling::DiagnosticMessage Message;
+    Message.Message = F.Message;
+    Message.FilePath = F.At.File;
+    Message.FileOffset = F.At.Offset;
+    for (const Fix::Edit &Edit : F.Edits) {
+      clang::tooling::Replacement R(Edit.Range.File, Edit.Range.Offset,
+                                    Edit.Range.Length, Edit.Text);
+      llvm::consumeError(Message.Fix[R.getFilePath()].add(R));
+    }
+    TU.Diagnostics.emplace_back(F.Rule, Message,
+                                llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>(),
+                                clang::tooling::Diagnostic::Warning, "");
+  }
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  llvm::yaml::Output YAML(OS);
+  YAML << TU;
+  return OS.str();
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+  llvm::SmallString<256> Dir(Path);
+  llvm::sys::path::remove_filename(Dir);
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::fs::is_directory(Dir))
+    return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                   "cannot write '%s': directory '%s' does not exist",
+                                   Path.str().c_str(), Dir.c_str());
+  llvm::SmallString<256> Temp;
+  int FD = -1;
+  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
+          Dir + "/.skyline-%%%%%%.tmp", FD, Temp))
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  {
+    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Text;
+    OS.close();
+    if (OS.has_error()) {
+      llvm::sys::fs::remove(Temp);
+      return llvm::createStringError(OS.error(), "cannot write '%s': %s",
+                                     Path.str().c_str(), OS.error().message().c_str());
+    }
+  }
+  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
+    llvm::sys::fs::remove(Temp);
+    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
+                                   EC.message().c_str());
+  }
+  return llvm::Error::success();
+}
+
+} // namespace skyline

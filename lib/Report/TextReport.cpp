@@ -1,0 +1,140 @@
+//===- TextReport.cpp - clang-style diagnostics on the terminal -----------===//
+
+#include "skyline/TextReport.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace skyline {
+
+DiagnosticPrinter::DiagnosticPrinter(
+    llvm::raw_ostream &OS, std::function<std::string(llvm::StringRef)> DisplayPath)
+    : OS(OS), DisplayPath(std::move(DisplayPath)) {}
+
+DiagnosticPrinter::~DiagnosticPrinter() = default;
+
+static const char *levelName(DiagLevel Level) {
+  switch (Level) {
+  case DiagLevel::Note:
+    return "note";
+  case DiagLevel::Remark:
+    return "remark";
+  case DiagLevel::Warning:
+    return "warning";
+  case DiagLevel::Error:
+    return "error";
+  }
+  return "note";
+}
+
+std::optional<std::string> DiagnosticPrinter::lineText(llvm::StringRef File,
+                                                       unsigned Line) {
+  auto It = Files.find(File);
+  if (It == Files.end()) {
+    auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
+    It = Files.try_emplace(File, Buffer ? std::move(*Buffer) : nullptr).first;
+  }
+  if (!It->second || Line == 0)
+    return std::nullopt;
+  llvm::StringRef Rest = It->second->getBuffer();
+  for (unsigned I = 1; I < Line; ++I) {
+    size_t NewLine = Rest.find('\n');
+    if (NewLine == llvm::StringRef::npos)
+      return std::nullopt;
+    Rest = Rest.drop_front(NewLine + 1);
+  }
+  return Rest.take_until([](char C) { return C == '\n' || C == '\r'; }).str();
+}
+
+void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Line,
+                              unsigned Column, unsigned Length,
+                              llvm::StringRef Message, llvm::StringRef Rule,
+                              std::optional<std::string> FixIt) {
+  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": " << levelName(Level)
+     << ": " << Message;
+  if (!Rule.empty())
+    OS << " [" << Rule << "]";
+  OS << "\n";
+  std::optional<std::string> Text = lineText(File, Line);
+  if (!Text || Column == 0)
+    return;
+  OS << *Text << "\n";
+  // Tabs keep their width so the caret lines up under the source.
+  std::string Indent;
+  for (unsigned I = 0; I + 1 < Column && I < Text->size(); ++I)
+    Indent += (*Text)[I] == '\t' ? '\t' : ' ';
+  OS << Indent << "^";
+  unsigned Visible =
+      std::min<unsigned>(Length, Text->size() >= Column ? Text->size() - Column + 1 : 1);
+  for (unsigned I = 1; I < Visible; ++I)
+    OS << "~";
+  OS << "\n";
+  if (FixIt)
+    OS << Indent << *FixIt << "\n";
+}
+
+void DiagnosticPrinter::printPlain(DiagLevel Level, llvm::StringRef Message) {
+  OS << "skyline-check: " << levelName(Level) << ": " << Message << "\n";
+}
+
+static std::string describeBatchSize(const BatchSizeSite &Site, const char *What) {
+  std::string Text;
+  llvm::raw_string_ostream S(Text);
+  S << What << " batch size '" << Site.Name << "' = " << Site.Value << " ("
+    << batchSizeKindName(Site.Kind) << ")";
+  return Text;
+}
+
+void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
+                       llvm::raw_ostream &OS) {
+  if (const auto &Site = Model.BatchSize)
+    Printer.print(DiagLevel::Note, Site->Literal.File, Site->Literal.Line,
+                  Site->Literal.Column, Site->Literal.Length,
+                  describeBatchSize(*Site, "training"), "skyline-batch-size");
+  for (const BatchSizeSite &Site : Model.OtherBatchSizes)
+    Printer.print(DiagLevel::Note, Site.Literal.File, Site.Literal.Line,
+                  Site.Literal.Column, Site.Literal.Length,
+                  describeBatchSize(Site, Site.Role == BatchSizeRole::Eval
+                                              ? "test/eval"
+                                              : "other"),
+                  "skyline-batch-size");
+  for (const ModuleSite &M : Model.Modules) {
+    std::string Message = "module '" + M.Name + "' (" + M.Type + ") constructed here";
+    if (!M.RegisteredAt.empty())
+      Message += ", registered at " + M.RegisteredAt;
+    Printer.print(DiagLevel::Note, M.File, M.Line, M.Column, 1, Message,
+                  "skyline-module");
+  }
+  for (const ModuleCall &Call : Model.ModuleCalls)
+    Printer.print(DiagLevel::Note, Call.File, Call.Line, Call.Column, 1,
+                  "call of module '" + Call.Name + "'" +
+                      (Call.InMacro ? " (in a macro expansion)" : ""),
+                  "skyline-module-call");
+  for (const TrainingLoop &Loop : Model.TrainingLoops) {
+    std::string Message = "training loop";
+    if (!Loop.Function.empty())
+      Message += " in '" + Loop.Function + "'";
+    Message += ": ";
+    for (size_t I = 0; I < Loop.Optimizers.size(); ++I)
+      Message += (I ? ", " : "") + std::string("optimizer '") +
+                 Loop.Optimizers[I].Name + "' (" + Loop.Optimizers[I].Type + ")";
+    if (Loop.Optimizers.empty())
+      Message += "no optimizer variable found";
+    Message += "; " + std::to_string(Loop.ZeroGradCalls.size()) + " zero_grad, " +
+               std::to_string(Loop.BackwardCalls.size()) + " backward, " +
+               std::to_string(Loop.StepCalls.size()) + " step";
+    Printer.print(DiagLevel::Note, Loop.File, Loop.Line, Loop.Column, 1, Message,
+                  "skyline-training-loop");
+  }
+  for (const std::string &Warning : Model.Warnings)
+    Printer.printPlain(DiagLevel::Warning, Warning);
+  OS << Model.Modules.size() << " module" << (Model.Modules.size() == 1 ? "" : "s")
+     << ", " << Model.ModuleCalls.size() << " module call"
+     << (Model.ModuleCalls.size() == 1 ? "" : "s") << ", "
+     << Model.TrainingLoops.size() << " training loop"
+     << (Model.TrainingLoops.size() == 1 ? "" : "s") << " in "
+     << Model.Sources.size() << " source" << (Model.Sources.size() == 1 ? "" : "s")
+     << "\n";
+}
+
+} // namespace skyline

@@ -1,0 +1,31 @@
+# lit configuration for skyline-check's end-to-end tests: each test runs the
+# real binary on a small program and checks its output with FileCheck.
+import os
+import lit.formats
+
+config.name = "skyline-check"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cpp", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.skyline_obj_root, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.skyline_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.environment["LC_ALL"] = "C"
+
+mock = os.path.join(config.test_source_root, "Inputs", "mock")
+config.substitutions.append(("%skyline-check", os.path.join(config.skyline_tools_dir, "skyline-check")))
+config.substitutions.append(("%mock-flags", "-std=c++17 -isystem " + mock))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%src_root", config.skyline_src_root))
+config.substitutions.append(("%obj_root", config.skyline_obj_root))
+config.substitutions.append(("%torch_dir", config.torch_dir))
+config.substitutions.append(("%python", config.python or "python3"))
+torch_flags = " ".join("-isystem " + d for d in config.torch_include_dirs.split(";") if d)
+config.substitutions.append(("%torch-flags", "-std=c++17 " + torch_flags))
+
+if config.examples_built and config.torch_dir:
+    config.available_features.add("torch")
+if os.path.exists("/usr/bin/clang-apply-replacements-19"):
+    config.available_features.add("clang-apply-replacements")

@@ -1,0 +1,418 @@
+// The batch size is found at its declaration for every pattern of
+// REFERENCE.md section 5, and the training one is told from test/eval ones.
+
+#include "FrontendTestUtil.h"
+
+using namespace skyline;
+using namespace skyline::test;
+
+namespace {
+
+const char *const MnistStyle = R"cpp(
+#include <torch/torch.h>
+const int64_t kTrainBatchSize = 64;
+const int64_t kTestBatchSize = 1000;
+struct Net : torch::nn::Module {
+  Net() : fc1(784, 10) { register_module("fc1", fc1); }
+  torch::Tensor forward(torch::Tensor x) { return fc1->forward(x); }
+  torch::nn::Linear fc1;
+};
+template <typename Loader>
+void train(Net &model, Loader &loader, torch::optim::Optimizer &optimizer) {
+  for (auto &batch : loader) {
+    optimizer.zero_grad();
+    auto loss = torch::nll_loss(model.forward(batch.data), batch.target);
+    loss.backward();
+    optimizer.step();
+  }
+}
+template <typename Loader> void test(Net &model, Loader &loader) {
+  torch::NoGradGuard no_grad;
+  for (const auto &batch : loader)
+    model.forward(batch.data);
+}
+int main() {
+  Net model;
+  auto train_dataset = torch::data::datasets::MNIST("data");
+  auto train_loader = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      std::move(train_dataset), kTrainBatchSize);
+  auto test_loader = torch::data::make_data_loader(
+      torch::data::datasets::MNIST("data", torch::data::datasets::MNIST::Mode::kTest),
+      kTestBatchSize);
+  torch::optim::SGD optimizer(model.parameters(), torch::optim::SGDOptions(0.01));
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    train(model, *train_loader, optimizer);
+    test(model, *test_loader);
+  }
+}
+)cpp";
+
+TEST(BatchSizeTest, NamespaceConstantsToldApartByTheLoopTheyFeed) {
+  ProgramModel Model = analyze(MnistStyle);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "kTrainBatchSize");
+  EXPECT_EQ(Model.BatchSize->Value, 64);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::NamespaceConstant);
+  EXPECT_EQ(Model.BatchSize->Role, BatchSizeRole::Train);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 3u);
+  EXPECT_EQ(Model.BatchSize->Literal.Column, 33u);
+  EXPECT_EQ(Model.BatchSize->Literal.Length, 2u);
+  EXPECT_EQ(llvm::StringRef(MnistStyle).substr(Model.BatchSize->Literal.Offset, 2), "64");
+  ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Name, "kTestBatchSize");
+  EXPECT_EQ(Model.OtherBatchSizes[0].Value, 1000);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
+  // The chain goes from the use to the declaration.
+  ASSERT_GE(Model.BatchSize->Chain.size(), 2u);
+  EXPECT_EQ(Model.BatchSize->Chain.front().Description, "batch size of make_data_loader");
+  EXPECT_EQ(Model.BatchSize->Chain.back().Line, 3u);
+}
+
+TEST(BatchSizeTest, TestConstantDeclaredFirstIsStillEval) {
+  std::string Code = MnistStyle;
+  // Swap the declaration order: the role must come from the uses.
+  Code.replace(Code.find("const int64_t kTrainBatchSize = 64;\nconst int64_t kTestBatchSize = 1000;"),
+               71, "const int64_t kTestBatchSize = 1000;\nconst int64_t kTrainBatchSize = 64;");
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "kTrainBatchSize");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
+}
+
+TEST(BatchSizeTest, LiteralArgumentOfMakeDataLoader) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Linear model(10, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"), 128);
+  for (auto &batch : *loader) {
+    opt.zero_grad();
+    torch::mse_loss(model(batch.data), batch.target).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 128);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::LiteralArgument);
+  EXPECT_EQ(Model.BatchSize->Name, "make_data_loader");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 6u);
+  EXPECT_EQ(Model.BatchSize->Literal.Length, 3u);
+}
+
+TEST(BatchSizeTest, OptionsBuilderWithConstexprStaticMember) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Config {
+  static constexpr int64_t kBatchSize = 32;
+};
+int main() {
+  torch::nn::Linear model(10, 1);
+  torch::optim::Adam opt(model->parameters(), torch::optim::AdamOptions(2e-4));
+  auto loader = torch::data::make_data_loader(
+      torch::data::datasets::MNIST("d"),
+      torch::data::DataLoaderOptions().batch_size(Config::kBatchSize).workers(2));
+  for (auto &batch : *loader) {
+    opt.zero_grad();
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 32);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::StaticMember);
+  EXPECT_EQ(Model.BatchSize->Name, "Config::kBatchSize");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
+}
+
+TEST(BatchSizeTest, OptionsBuilderLiteral) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Linear model(10, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto options = torch::data::DataLoaderOptions().batch_size(16);
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"), options);
+  for (auto &batch : *loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 16);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::OptionsBuilder);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 6u);
+}
+
+TEST(BatchSizeTest, StructFieldDefault) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct TrainOptions {
+  size_t train_batch_size = 8;
+  size_t test_batch_size = 100;
+  double lr = 0.01;
+};
+int main() {
+  TrainOptions opts;
+  torch::nn::Linear model(10, 1);
+  torch::optim::SGD opt(model->parameters(), opts.lr);
+  auto train_loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+                                                    opts.train_batch_size);
+  auto test_loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+                                                   opts.test_batch_size);
+  for (auto &batch : *train_loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+  for (auto &batch : *test_loader)
+    model(batch.data);
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 8);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::FieldDefault);
+  EXPECT_EQ(Model.BatchSize->Name, "TrainOptions::train_batch_size");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
+  ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Value, 100);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
+}
+
+TEST(BatchSizeTest, DefaultArgumentThroughTensorDimension) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+std::pair<torch::Tensor, torch::Tensor> get_batch(int64_t batch_size = 32) {
+  auto x = torch::randn({batch_size, 1});
+  return {x, x};
+}
+int main() {
+  torch::nn::Linear model(1, 1);
+  torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1));
+  for (int step = 0; step < 100; ++step) {
+    auto [x, y] = get_batch();
+    opt.zero_grad();
+    torch::mse_loss(model(x), y).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 32);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::DefaultArgument);
+  EXPECT_EQ(Model.BatchSize->Name, "batch_size");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 3u);
+}
+
+TEST(BatchSizeTest, ExplicitArgumentWinsOverDefault) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+torch::Tensor get_batch(int64_t batch_size = 32) { return torch::randn({batch_size, 1}); }
+int main() {
+  torch::nn::Linear model(1, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  while (true) {
+    auto x = get_batch(48);
+    model(x).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 48);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 8u);
+}
+
+TEST(BatchSizeTest, LocalConstantInTensorFirstDimension) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  const int64_t batch_size = 24;
+  const int64_t test_batch = 256;
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    auto x = torch::randn({batch_size, 3});
+    model(x).backward();
+    opt.step();
+  }
+  auto eval = torch::randn({test_batch, 3});
+  model(eval);
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 24);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::LocalConstant);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
+  EXPECT_TRUE(Model.OtherBatchSizes.empty()); // test tensor is outside the loop
+}
+
+TEST(BatchSizeTest, MacroDefinition) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#define BATCH_SIZE 20
+int main() {
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({BATCH_SIZE, 3})).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 20);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::Macro);
+  EXPECT_EQ(Model.BatchSize->Name, "BATCH_SIZE");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 3u);
+  EXPECT_EQ(Model.BatchSize->Literal.Column, 20u);
+}
+
+TEST(BatchSizeTest, ArgvTernaryDefault) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main(int argc, char **argv) {
+  const int64_t batch_size = argc > 1 ? std::atoi(argv[1]) : 64;
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({batch_size, 3})).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 64);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::CommandLineDefault);
+  EXPECT_EQ(Model.BatchSize->Name, "batch_size");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
+  EXPECT_EQ(llvm::StringRef(Code).substr(Model.BatchSize->Literal.Offset, 2), "64");
+}
+
+TEST(BatchSizeTest, GetenvDefault) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  const char *env = std::getenv("BATCH_SIZE");
+  int64_t batch_size = env ? std::atoll(env) : 96;
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({batch_size, 3})).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 96);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::EnvironmentDefault);
+}
+
+TEST(BatchSizeTest, CxxoptsDefaultValueString) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#include <cxxopts.hpp>
+int main(int argc, char **argv) {
+  cxxopts::Options options("train");
+  options.add_options()
+    ("e,epochs", "epochs", cxxopts::value<int>()->default_value("3"))
+    ("b,batch-size", "batch size", cxxopts::value<int64_t>()->default_value("32"));
+  auto result = options.parse(argc, argv);
+  const auto batch_size = result["batch-size"].as<int64_t>();
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({batch_size, 3})).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 32);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::CommandLineDefault);
+  EXPECT_EQ(Model.BatchSize->Name, "batch-size");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 8u);
+  EXPECT_EQ(Model.BatchSize->Literal.Length, 2u); // the digits, not the quotes
+}
+
+TEST(BatchSizeTest, DerivedValuePointsAtTheExpression) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+const int64_t kTotalBatch = 256;
+const int64_t kRanks = 4;
+const int64_t kBatchPerRank = kTotalBatch / kRanks;
+int main() {
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({kBatchPerRank, 3})).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 64);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::Derived);
+  EXPECT_EQ(Model.BatchSize->Name, "kBatchPerRank");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 5u);
+  EXPECT_EQ(Model.BatchSize->Literal.Length, std::string("kTotalBatch / kRanks").size());
+}
+
+TEST(BatchSizeTest, NamedVariableOverridesSearch) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+const int64_t kMicroBatch = 12;
+int main() {
+  torch::nn::Linear model(3, 1);
+}
+)cpp";
+  FrontendOptions Options;
+  Options.BatchSizeVar = "kMicroBatch";
+  ProgramModel Model = analyze(Code, Options);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 12);
+  EXPECT_EQ(Model.BatchSize->Confidence, 1.0);
+}
+
+TEST(BatchSizeTest, NamedMacro) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#define MICRO_BATCH 6
+int main() {}
+)cpp";
+  FrontendOptions Options;
+  Options.BatchSizeVar = "MICRO_BATCH";
+  ProgramModel Model = analyze(Code, Options);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 6);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::Macro);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 3u);
+}
+
+TEST(BatchSizeTest, NothingFoundWithoutALoader) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Linear model(3, 1);
+  auto y = model(torch::randn({5, 3}));
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  EXPECT_FALSE(Model.BatchSize);
+}
+
+} // namespace

@@ -1,0 +1,79 @@
+// A ProgramModel survives a trip through YAML, and bad input is refused.
+
+#include "skyline/ProgramModelYAML.h"
+
+#include "gtest/gtest.h"
+
+using namespace skyline;
+
+namespace {
+
+ProgramModel sampleModel() {
+  ProgramModel Model;
+  Model.Sources = {"/src/train.cpp"};
+  BatchSizeSite Site;
+  Site.Name = "kTrainBatchSize";
+  Site.Value = 64;
+  Site.Kind = BatchSizeKind::NamespaceConstant;
+  Site.Role = BatchSizeRole::Train;
+  Site.Confidence = 0.95;
+  Site.Literal = {"/src/train.cpp", 3, 33, 52, 2};
+  Site.Chain = {{"batch size of make_data_loader", "/src/train.cpp", 30},
+                {"initializer of 'kTrainBatchSize'", "/src/train.cpp", 3}};
+  Model.BatchSize = Site;
+  Site.Name = "kTestBatchSize";
+  Site.Role = BatchSizeRole::Eval;
+  Site.Value = 1000;
+  Model.OtherBatchSizes.push_back(Site);
+  Model.Modules.push_back({"conv1", "torch::nn::Conv2d", "1, 10, 5", "", "/src/net.h",
+                           12, 9, "/src/net.h:14"});
+  Model.Modules.push_back({"layer.0", "torch::nn::Linear", "2, 3", "layer", "/src/net.h",
+                           20, 9, ""});
+  Model.ModuleCalls.push_back({"conv1", "/src/net.h", 30, 5, 400, 20, false});
+  TrainingLoop Loop;
+  Loop.File = "/src/train.cpp";
+  Loop.Line = 40;
+  Loop.Column = 3;
+  Loop.Function = "train";
+  OptimizerSite Opt{"optimizer", "torch::optim::SGD", "/src/train.cpp", 35,
+                    SourceSpan{"/src/train.cpp", 35, 60, 900, 4}, "0.01"};
+  Loop.Optimizers.push_back(Opt);
+  Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5});
+  Loop.StepCalls.push_back({"/src/train.cpp", 45, 5});
+  Model.TrainingLoops.push_back(Loop);
+  Model.Warnings.push_back("a warning");
+  return Model;
+}
+
+TEST(ProgramModelYAMLTest, RoundTrip) {
+  ProgramModel Model = sampleModel();
+  std::string Text = programModelToYAML(Model);
+  std::string Error;
+  auto Read = programModelFromYAML(Text, Error);
+  ASSERT_TRUE(Read) << Error;
+  EXPECT_EQ(programModelToYAML(*Read), Text);
+  ASSERT_TRUE(Read->BatchSize);
+  EXPECT_EQ(Read->BatchSize->Literal.Offset, 52u);
+  EXPECT_EQ(Read->BatchSize->Kind, BatchSizeKind::NamespaceConstant);
+  EXPECT_EQ(Read->Modules[1].Parent, "layer");
+  EXPECT_EQ(Read->TrainingLoops[0].Optimizers[0].LearningRateText, "0.01");
+}
+
+TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
+  std::string Text = programModelToYAML(sampleModel());
+  for (const char *Key : {"schema_version: 1", "batch_size:", "other_batch_sizes:",
+                          "modules:", "module_calls:", "training_loop:",
+                          "registered_at: /src/net.h:14", "kind: namespace-constant",
+                          "step_calls:", "backward_calls:", "optimizers:"})
+    EXPECT_NE(Text.find(Key), std::string::npos) << Key;
+}
+
+TEST(ProgramModelYAMLTest, RefusesOtherSchemaVersions) {
+  std::string Error;
+  EXPECT_FALSE(programModelFromYAML("schema_version: 99\n", Error));
+  EXPECT_NE(Error.find("unsupported schema_version 99"), std::string::npos);
+  EXPECT_FALSE(programModelFromYAML("- a list\n", Error));
+  EXPECT_FALSE(programModelFromYAML("{unclosed", Error));
+}
+
+} // namespace

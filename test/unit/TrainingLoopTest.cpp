@@ -1,0 +1,93 @@
+// The training loop is the innermost loop around step()/backward(), through
+// the functions it calls; GANs have two optimizers with a step each.
+
+#include "FrontendTestUtil.h"
+
+using namespace skyline;
+using namespace skyline::test;
+
+namespace {
+
+TEST(TrainingLoopTest, GanWithTwoOptimizers) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Sequential generator(torch::nn::Linear(8, 16), torch::nn::ReLU());
+  torch::nn::Sequential discriminator(torch::nn::Linear(16, 1));
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(5e-4));
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+      torch::data::DataLoaderOptions().batch_size(64));
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (auto &batch : *loader) {
+      discriminator->zero_grad();
+      auto d_loss = discriminator->forward(batch.data).mean();
+      d_loss.backward();
+      d_opt.step();
+      generator->zero_grad();
+      auto fake = generator->forward(torch::randn({64, 8}));
+      auto g_loss = discriminator->forward(fake).mean();
+      g_loss.backward();
+      g_opt.step();
+    }
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  const TrainingLoop &Loop = Model.TrainingLoops[0];
+  EXPECT_EQ(Loop.Line, 11u); // the batch loop, not the epoch loop
+  EXPECT_EQ(Loop.Function, "main");
+  ASSERT_EQ(Loop.Optimizers.size(), 2u);
+  EXPECT_EQ(Loop.Optimizers[0].Name, "g_opt");
+  EXPECT_EQ(Loop.Optimizers[0].Type, "torch::optim::Adam");
+  ASSERT_TRUE(Loop.Optimizers[0].LearningRate);
+  EXPECT_EQ(Loop.Optimizers[0].LearningRateText, "2e-4");
+  EXPECT_EQ(Loop.Optimizers[1].LearningRateText, "5e-4");
+  EXPECT_EQ(Loop.BackwardCalls.size(), 2u);
+  EXPECT_EQ(Loop.StepCalls.size(), 2u);
+  EXPECT_EQ(Loop.ZeroGradCalls.size(), 2u);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 64);
+}
+
+TEST(TrainingLoopTest, StepInsideACalledFunction) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+void train_step(torch::nn::Linear &model, torch::optim::Optimizer &opt, torch::Tensor x) {
+  opt.zero_grad();
+  model(x).backward();
+  opt.step();
+}
+int main() {
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.05).momentum(0.9));
+  for (int i = 0; i < 5; ++i)
+    train_step(model, sgd, torch::randn({8, 3}));
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  const TrainingLoop &Loop = Model.TrainingLoops[0];
+  EXPECT_EQ(Loop.Line, 11u);
+  ASSERT_EQ(Loop.Optimizers.size(), 1u);
+  EXPECT_EQ(Loop.Optimizers[0].Name, "sgd");
+  EXPECT_EQ(Loop.Optimizers[0].LearningRateText, "0.05");
+  EXPECT_EQ(Loop.StepCalls.size(), 1u);
+  EXPECT_EQ(Loop.StepCalls[0].Line, 6u);
+}
+
+TEST(TrainingLoopTest, EvaluationLoopIsNotTraining) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Linear model(3, 1);
+  for (int i = 0; i < 5; ++i)
+    model(torch::randn({8, 3}));
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  EXPECT_TRUE(Model.TrainingLoops.empty());
+}
+
+} // namespace
