@@ -61,6 +61,7 @@ struct BatchSizeSite {
   BatchSizeKind Kind = BatchSizeKind::LiteralArgument;
   BatchSizeRole Role = BatchSizeRole::Unknown;
   double Confidence = 0; // 0..1: how sure the front end is of the role
+  unsigned Uses = 1;     // how many uses lead to this literal
   SourceSpan Literal;    // the text to replace to change the batch size
   std::vector<UseStep> Chain; // from the use (first) to the declaration (last)
 };

@@ -38,6 +38,8 @@ public:
   void print(DiagLevel Level, llvm::StringRef File, unsigned Line, unsigned Column,
              unsigned Length, llvm::StringRef Message, llvm::StringRef Rule,
              std::optional<std::string> FixIt = std::nullopt);
+  /// A path as the user should see it.
+  std::string displayPath(llvm::StringRef Path) const { return DisplayPath(Path); }
   /// A diagnostic with no location: `skyline-check: error: ...`.
   void printPlain(DiagLevel Level, llvm::StringRef Message);
 

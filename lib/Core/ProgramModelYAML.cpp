@@ -23,6 +23,7 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::Key << "kind" << YAML::Value << batchSizeKindName(Site.Kind);
   Out << YAML::Key << "role" << YAML::Value << batchSizeRoleName(Site.Role);
   Out << YAML::Key << "confidence" << YAML::Value << Site.Confidence;
+  Out << YAML::Key << "uses" << YAML::Value << Site.Uses;
   Out << YAML::Key << "chain" << YAML::Value << YAML::BeginSeq;
   for (const UseStep &Step : Site.Chain) {
     Out << YAML::Flow << YAML::BeginMap;
@@ -98,6 +99,7 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
               : Role == "eval" ? BatchSizeRole::Eval
                                : BatchSizeRole::Unknown;
   Site.Confidence = get<double>(Node, "confidence");
+  Site.Uses = get<unsigned>(Node, "uses", 1);
   for (const YAML::Node &Step : Node["chain"])
     Site.Chain.push_back({get<std::string>(Step, "step"), get<std::string>(Step, "file"),
                           get<unsigned>(Step, "line")});

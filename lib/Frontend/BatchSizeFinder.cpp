@@ -57,22 +57,35 @@ private:
     auto MakeLoader = callExpr(callee(functionDecl(hasName("::torch::data::make_data_loader"))))
                           .bind("n");
     for (const CallExpr *Call : TU.findAll<CallExpr>(MakeLoader)) {
-      if (Call->getNumArgs() < 2)
-        continue;
-      const Expr *Arg = Call->getArg(1);
-      std::vector<UseStep> Chain{step("batch size of make_data_loader", Arg)};
-      std::optional<BatchSizeSite> Site;
-      if (Arg->getType()->isIntegerType())
-        Site = Tracer.trace(Arg, Chain);
-      else
-        Site = traceOptions(Arg, Chain, 0);
-      if (!Site)
-        continue;
-      if (Site->Name.empty())
-        Site->Name = "make_data_loader";
-      assignLoaderRole(*Site, Call);
-      Sites.push_back(std::move(*Site));
+      // (dataset, options) or (dataset, sampler, options); a bare number
+      // converts to DataLoaderOptions(batch_size).
+      for (unsigned I = 1; I < Call->getNumArgs(); ++I) {
+        const Expr *Arg = Call->getArg(I);
+        if (isa<CXXDefaultArgExpr>(Arg))
+          continue;
+        const Expr *Value = stripValueWrappers(Arg);
+        std::vector<UseStep> Chain{step("batch size of make_data_loader", Arg)};
+        std::optional<BatchSizeSite> Site;
+        if (Value->getType()->isIntegerType())
+          Site = Tracer.trace(Value, Chain);
+        else if (isLoaderOptions(Arg->getType()))
+          Site = traceOptions(Arg, Chain, 0);
+        else
+          continue;
+        if (!Site)
+          break;
+        if (Site->Name.empty())
+          Site->Name = "make_data_loader";
+        assignLoaderRole(*Site, Call);
+        Sites.push_back(std::move(*Site));
+        break;
+      }
     }
+  }
+
+  static bool isLoaderOptions(QualType T) {
+    const CXXRecordDecl *RD = recordOf(T);
+    return RD && RD->getQualifiedNameAsString() == "torch::data::DataLoaderOptions";
   }
 
   /// DataLoaderOptions(64), DataLoaderOptions().batch_size(64).workers(2), or

@@ -28,7 +28,8 @@ struct RawConstruction {
   std::string ParentRef; // Id or OwnerKey of the enclosing Sequential
   int ChildIndex = -1;
   bool AppendedChild = false; // push_back: index counts after the ctor args
-  bool Skip = false;          // a base-class or implicit construction
+  bool Skip = false;          // a base-class construction
+  const clang::FieldDecl *ImplicitMember = nullptr; // default-constructed member
   unsigned NumArgs = 0;
   ModuleSite Site; // Type, Options, File, Line, Column filled
 };

@@ -262,6 +262,8 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model) {
   std::vector<BatchSizeSite> Sites;
   std::map<std::pair<std::string, unsigned>, size_t> ByLiteral;
   for (BatchSizeSite &Site : In.BatchSizes) {
+    if (Site.Value <= 0)
+      continue; // -1 in view({-1, n}) is no batch size
     auto Key = std::make_pair(Site.Literal.File, Site.Literal.Offset);
     auto It = ByLiteral.find(Key);
     if (It == ByLiteral.end()) {
@@ -270,9 +272,11 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model) {
       continue;
     }
     BatchSizeSite &Kept = Sites[It->second];
+    unsigned Uses = Kept.Uses + 1;
     if (std::make_pair(rolePriority(Site.Role), Site.Confidence) >
         std::make_pair(rolePriority(Kept.Role), Kept.Confidence))
       Kept = std::move(Site);
+    Kept.Uses = Uses;
   }
 
   std::optional<size_t> Train;
@@ -283,7 +287,8 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model) {
   } else {
     for (size_t I = 0; I < Sites.size(); ++I)
       if (Sites[I].Role == BatchSizeRole::Train &&
-          (!Train || Sites[I].Confidence > Sites[*Train].Confidence))
+          (!Train || std::make_pair(Sites[I].Confidence, Sites[I].Uses) >
+                         std::make_pair(Sites[*Train].Confidence, Sites[*Train].Uses)))
         Train = I;
     // A single loader with nothing to tell its role is the training one.
     size_t Unknown = llvm::count_if(Sites, [](const BatchSizeSite &S) {

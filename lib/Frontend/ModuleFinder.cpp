@@ -93,10 +93,13 @@ public:
         for (const CXXCtorInitializer *Init : Ctor->inits()) {
           if (Init->getInit() != Child)
             continue;
-          if (!Init->isWritten() || !Init->isMemberInitializer())
-            Out.Skip = true; // implicit, or a base class's construction
-          else
+          if (!Init->isMemberInitializer()) {
+            Out.Skip = true; // a base class's construction
+          } else {
             setOwner(Init->getMember());
+            if (!Init->isWritten()) // default-constructed: point at the member
+              Out.ImplicitMember = Init->getMember();
+          }
         }
         return;
       }
@@ -184,6 +187,13 @@ RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
   Raw.Site.Line = TU.lineOf(E->getBeginLoc());
   Raw.Site.Column = TU.columnOf(E->getBeginLoc());
   ConstructionContext(TU, Raw).resolve(E);
+  if (const FieldDecl *Member = Raw.ImplicitMember) {
+    // Every constructor builds it the same way: one site, at the member.
+    Raw.Id = declKey(TU, Member);
+    Raw.Site.File = TU.fileOf(Member->getLocation());
+    Raw.Site.Line = TU.lineOf(Member->getLocation());
+    Raw.Site.Column = TU.columnOf(Member->getLocation());
+  }
   return Raw;
 }
 

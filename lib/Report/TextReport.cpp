@@ -100,8 +100,10 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
                   "skyline-batch-size");
   for (const ModuleSite &M : Model.Modules) {
     std::string Message = "module '" + M.Name + "' (" + M.Type + ") constructed here";
-    if (!M.RegisteredAt.empty())
-      Message += ", registered at " + M.RegisteredAt;
+    if (size_t Colon = M.RegisteredAt.rfind(':'); Colon != std::string::npos)
+      Message += ", registered at " +
+                 Printer.displayPath(M.RegisteredAt.substr(0, Colon)) +
+                 M.RegisteredAt.substr(Colon);
     Printer.print(DiagLevel::Note, M.File, M.Line, M.Column, 1, Message,
                   "skyline-module");
   }

@@ -416,3 +416,32 @@ int main() {
 }
 
 } // namespace
+
+namespace {
+
+TEST(BatchSizeTest, TheSizeUsedMostWinsAmongTensorDimensions) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+const int64_t kLayers = 2;
+const int64_t kBatch = 10;
+int main() {
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    auto hidden = torch::zeros({kLayers, kBatch, 3});
+    auto x = torch::randn({kBatch, 3});
+    auto y = torch::randn({kBatch, 1});
+    torch::mse_loss(model(x).view({-1, 1}), y).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "kBatch");
+  EXPECT_EQ(Model.BatchSize->Uses, 2u);
+  ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Name, "kLayers");
+}
+
+} // namespace

@@ -278,13 +278,15 @@ public:
   Batch *begin() { return nullptr; }
   Batch *end() { return nullptr; }
 };
-template <typename Sampler = samplers::RandomSampler, typename Dataset>
-std::unique_ptr<DataLoader<Example>> make_data_loader(Dataset D, size_t BatchSize) {
+// As in LibTorch: a bare batch size converts to DataLoaderOptions(size).
+template <typename Dataset, typename Sampler>
+std::unique_ptr<DataLoader<Example>>
+make_data_loader(Dataset D, Sampler S, DataLoaderOptions Options) {
   return nullptr;
 }
 template <typename Sampler = samplers::RandomSampler, typename Dataset>
-std::unique_ptr<DataLoader<Example>> make_data_loader(Dataset D,
-                                                      DataLoaderOptions Options) {
+std::unique_ptr<DataLoader<Example>>
+make_data_loader(Dataset D, DataLoaderOptions Options = DataLoaderOptions()) {
   return nullptr;
 }
 namespace transforms {
