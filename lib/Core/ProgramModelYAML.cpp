@@ -140,6 +140,7 @@ TrainingLoop readLoop(const YAML::Node &Node) {
 
 std::string programModelToYAML(const ProgramModel &Model) {
   YAML::Emitter Out;
+  Out.SetDoublePrecision(4);
   Out << YAML::BeginMap;
   Out << YAML::Key << "schema_version" << YAML::Value << ProgramModel::SchemaVersion;
   Out << YAML::Key << "sources" << YAML::Value << YAML::BeginSeq;

@@ -63,11 +63,10 @@ private:
         const Expr *Arg = Call->getArg(I);
         if (isa<CXXDefaultArgExpr>(Arg))
           continue;
-        const Expr *Value = stripValueWrappers(Arg);
         std::vector<UseStep> Chain{step("batch size of make_data_loader", Arg)};
         std::optional<BatchSizeSite> Site;
-        if (Value->getType()->isIntegerType())
-          Site = Tracer.trace(Value, Chain);
+        if (const Expr *Bare = bareBatchSize(Arg))
+          Site = Tracer.trace(Bare, Chain);
         else if (isLoaderOptions(Arg->getType()))
           Site = traceOptions(Arg, Chain, 0);
         else
@@ -83,6 +82,20 @@ private:
     }
   }
 
+  /// The number in make_data_loader(ds, 64), which converts implicitly to
+  /// DataLoaderOptions(64); null when the options are written out.
+  static const Expr *bareBatchSize(const Expr *Arg) {
+    const Expr *Inner = Arg->IgnoreImplicit();
+    if (Inner->getType()->isIntegerType())
+      return Inner;
+    const auto *Construct = dyn_cast<CXXConstructExpr>(Inner);
+    if (!Construct || isa<CXXTemporaryObjectExpr>(Construct) ||
+        Construct->getNumArgs() < 1 ||
+        !Construct->getArg(0)->getType()->isIntegerType())
+      return nullptr;
+    return Construct->getArg(0);
+  }
+
   static bool isLoaderOptions(QualType T) {
     const CXXRecordDecl *RD = recordOf(T);
     return RD && RD->getQualifiedNameAsString() == "torch::data::DataLoaderOptions";
@@ -94,7 +107,14 @@ private:
                                             int Depth) {
     if (!E || Depth > 4)
       return std::nullopt;
-    E = stripValueWrappers(E);
+    // Keep DataLoaderOptions(64) a construction: stripValueWrappers would
+    // reduce it to its argument.
+    E = E->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E))
+      E = Cast->getSubExpr()->IgnoreImplicit();
+    if (const auto *Copy = dyn_cast<CXXConstructExpr>(E);
+        Copy && Copy->getConstructor()->isCopyOrMoveConstructor())
+      return traceOptions(Copy->getArg(0), Chain, Depth + 1);
     if (const auto *Call = dyn_cast<CXXMemberCallExpr>(E)) {
       const CXXMethodDecl *Method = Call->getMethodDecl();
       if (Method && Method->getName() == "batch_size" && Call->getNumArgs() == 1) {

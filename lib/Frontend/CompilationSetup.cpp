@@ -38,8 +38,8 @@ loadCompilationSetup(llvm::StringRef BuildPath,
           "build directory '%s' does not exist; give the directory that holds "
           "compile_commands.json with -p",
           BuildPath.str().c_str());
-    Database = clang::tooling::CompilationDatabase::autoDetectFromDirectory(BuildPath,
-                                                                            Error);
+    // -p names the directory itself; no search above it, unlike a source.
+    Database = clang::tooling::CompilationDatabase::loadFromDirectory(BuildPath, Error);
     if (!Database)
       return llvm::createStringError(
           std::errc::invalid_argument,

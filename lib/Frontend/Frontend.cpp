@@ -258,7 +258,7 @@ int rolePriority(BatchSizeRole Role) {
   return 0;
 }
 
-void mergeBatchSizes(Collected &In, ProgramModel &Model) {
+void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
   std::vector<BatchSizeSite> Sites;
   std::map<std::pair<std::string, unsigned>, size_t> ByLiteral;
   for (BatchSizeSite &Site : In.BatchSizes) {
@@ -284,7 +284,7 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model) {
     In.Named->Role = BatchSizeRole::Train;
     In.Named->Confidence = 1.0;
     Model.BatchSize = *In.Named;
-  } else {
+  } else if (!NamedByUser) {
     for (size_t I = 0; I < Sites.size(); ++I)
       if (Sites[I].Role == BatchSizeRole::Train &&
           (!Train || std::make_pair(Sites[I].Confidence, Sites[I].Uses) >
@@ -349,7 +349,8 @@ void mergeLoops(const Collected &In, ProgramModel &Model) {
   }
 }
 
-ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources) {
+ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
+                   const FrontendOptions &Options) {
   ProgramModel Model;
   for (const std::string &Source : Sources) {
     llvm::SmallString<256> Path(Source);
@@ -358,7 +359,8 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources) {
     Model.Sources.push_back(std::string(Path));
   }
   ModuleMerger(In.Modules).emit(Model);
-  mergeBatchSizes(In, Model);
+  // A name the user gave that matches nothing is an answer too: no guessing.
+  mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
   mergeLoops(In, Model);
   return Model;
 }
@@ -424,7 +426,7 @@ llvm::Expected<ProgramModel> analyzeProgram(const tooling::CompilationDatabase &
         Status == 1 ? "the program does not compile; fix the errors above, or "
                       "check the compile command (-p DIR or flags after --)"
                     : "some sources were skipped: no compile command for them");
-  return merge(In, Sources);
+  return merge(In, Sources, Options);
 }
 
 llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
@@ -439,7 +441,7 @@ llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
     return llvm::createStringError(std::errc::invalid_argument,
                                    "the code does not compile");
   std::string Name = FileName.str();
-  return merge(In, llvm::ArrayRef<std::string>(Name));
+  return merge(In, llvm::ArrayRef<std::string>(Name), Options);
 }
 
 } // namespace skyline

@@ -22,6 +22,8 @@ config.substitutions.append(("%src_root", config.skyline_src_root))
 config.substitutions.append(("%obj_root", config.skyline_obj_root))
 config.substitutions.append(("%torch_dir", config.torch_dir))
 config.substitutions.append(("%python", config.python or "python3"))
+config.substitutions.append(("%expect-exit", (config.python or "python3") + " " +
+                             os.path.join(config.test_source_root, "Inputs", "expect-exit.py")))
 torch_flags = " ".join("-isystem " + d for d in config.torch_include_dirs.split(";") if d)
 config.substitutions.append(("%torch-flags", "-std=c++17 " + torch_flags))
 

@@ -1,0 +1,46 @@
+// RUN: %skyline-check --analyze-only --format=yaml %s -- %mock-flags | FileCheck %s
+// A GAN: one loop, two optimizers, two backward passes, two steps.
+#include <torch/torch.h>
+
+int main() {
+  torch::nn::Sequential generator(torch::nn::Linear(8, 16), torch::nn::ReLU());
+  torch::nn::Sequential discriminator(torch::nn::Linear(16, 1));
+  torch::optim::Adam g_opt(generator->parameters(), torch::optim::AdamOptions(2e-4));
+  torch::optim::Adam d_opt(discriminator->parameters(), torch::optim::AdamOptions(5e-4));
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+      torch::data::DataLoaderOptions().batch_size(64));
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (auto &batch : *loader) {
+      discriminator->zero_grad();
+      discriminator->forward(batch.data).mean().backward();
+      d_opt.step();
+      generator->zero_grad();
+      auto fake = generator->forward(torch::randn({64, 8}));
+      discriminator->forward(fake).mean().backward();
+      g_opt.step();
+    }
+  }
+}
+// CHECK-LABEL: training_loop:
+// CHECK-NEXT:   file: {{.*}}gan.cpp
+// CHECK-NEXT:   line: 13
+// CHECK-NEXT:   column: 5
+// CHECK-NEXT:   function: main
+// CHECK-NEXT:   optimizers:
+// CHECK-NEXT:     - name: g_opt
+// CHECK-NEXT:       type: torch::optim::Adam
+// CHECK-NEXT:       file: {{.*}}gan.cpp
+// CHECK-NEXT:       line: 8
+// CHECK-NEXT:       learning_rate:
+// CHECK-NEXT:         text: 2e-4
+// CHECK:          - name: d_opt
+// CHECK:            text: 5e-4
+// CHECK:        zero_grad_calls:
+// CHECK-NEXT:     - {file: {{.*}}, line: 14, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 17, column: 7}
+// CHECK-NEXT:   backward_calls:
+// CHECK-NEXT:     - {file: {{.*}}, line: 15, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 19, column: 7}
+// CHECK-NEXT:   step_calls:
+// CHECK-NEXT:     - {file: {{.*}}, line: 16, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 20, column: 7}
