@@ -204,7 +204,7 @@ private:
   /// Train when the loader feeds a training loop, Eval when it feeds another
   /// loop, else a guess from the names involved.
   void assignLoaderRole(BatchSizeSite &Site, const CallExpr *MakeLoader) {
-    const VarDecl *Loader = loaderVariable(MakeLoader);
+    const ValueDecl *Loader = loaderVariable(MakeLoader);
     if (Loader) {
       if (auto Role = roleFromLoops(Loader, 0)) {
         Site.Role = *Role;
@@ -221,7 +221,8 @@ private:
         Site.Role == BatchSizeRole::Unknown ? GuessConfidence : NameConfidence;
   }
 
-  const VarDecl *loaderVariable(const CallExpr *MakeLoader) {
+  /// The variable or member the loader is kept in.
+  const ValueDecl *loaderVariable(const CallExpr *MakeLoader) {
     DynTypedNode Node = DynTypedNode::create(*MakeLoader);
     for (int Up = 0; Up < 6; ++Up) {
       auto Parents = TU.Ctx.getParents(Node);
@@ -230,6 +231,12 @@ private:
       Node = Parents[0];
       if (const auto *Var = Node.get<VarDecl>())
         return Var;
+      if (const auto *Assign = Node.get<BinaryOperator>();
+          Assign && Assign->isAssignmentOp())
+        return referencedDecl(Assign->getLHS());
+      if (const auto *Assign = Node.get<CXXOperatorCallExpr>();
+          Assign && Assign->getOperator() == OO_Equal)
+        return referencedDecl(Assign->getArg(0));
       if (!Node.get<Expr>())
         return nullptr;
     }

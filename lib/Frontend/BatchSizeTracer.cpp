@@ -150,8 +150,15 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
   if (const auto *Binary = dyn_cast<BinaryOperator>(E);
       Binary && (Binary->isMultiplicativeOp() || Binary->isAdditiveOp())) {
     Expr::EvalResult Result;
-    if (E->getBeginLoc().isMacroID() || !E->EvaluateAsInt(Result, TU.Ctx))
+    if (E->getBeginLoc().isMacroID())
       return std::nullopt;
+    if (!E->EvaluateAsInt(Result, TU.Ctx)) {
+      // total / ranks with ranks known at run time: the literal that scales
+      // it is the left operand's.
+      Chain.push_back(step("scaled as '" + TU.textOf(E->getSourceRange()) + "'",
+                           E->getBeginLoc()));
+      return traceAt(Binary->getLHS(), Chain, Depth + 1);
+    }
     BatchSizeSite Site;
     Site.Value = Result.Val.getInt().getSExtValue();
     Site.Literal = TU.spanOf(E->getSourceRange());
@@ -243,17 +250,54 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param, std::vector<UseStep> &Chai
 std::optional<BatchSizeSite>
 BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
                             int Depth) const {
-  if (!TU.isUserCode(Field->getLocation()) || !Field->hasInClassInitializer())
+  if (!TU.isUserCode(Field->getLocation()))
     return std::nullopt;
   std::string Name = Field->getParent()->getNameAsString() + "::" +
                      Field->getNameAsString();
-  Chain.push_back(step("default of member '" + Name + "'", Field->getLocation()));
-  auto Site = traceAt(Field->getInClassInitializer(), Chain, Depth + 1);
-  if (Site && isLiteralKind(Site->Kind))
-    Site->Kind = BatchSizeKind::FieldDefault;
-  if (Site && Site->Name.empty())
-    Site->Name = Name;
-  return Site;
+  auto Named = [&](std::optional<BatchSizeSite> Site) {
+    if (Site && isLiteralKind(Site->Kind))
+      Site->Kind = BatchSizeKind::FieldDefault;
+    if (Site && Site->Name.empty())
+      Site->Name = Name;
+    return Site;
+  };
+  // `opts.batch_size = 16;` in the program overrides the member's default.
+  auto Assignments = TU.findAll<BinaryOperator>(
+      binaryOperator(isAssignmentOperator(),
+                     hasLHS(memberExpr(member(equalsNode(Field)))))
+          .bind("n"));
+  for (const BinaryOperator *Assign : Assignments) {
+    std::vector<UseStep> Branch = Chain;
+    Branch.push_back(step("assignment to member '" + Name + "'", Assign->getBeginLoc()));
+    if (auto Site = traceAt(Assign->getRHS(), Branch, Depth + 1)) {
+      if (isLiteralKind(Site->Kind))
+        Site->Kind = BatchSizeKind::LocalConstant;
+      if (Site->Name.empty())
+        Site->Name = Name;
+      Chain = Branch;
+      return Site;
+    }
+  }
+  if (Field->hasInClassInitializer()) {
+    Chain.push_back(step("default of member '" + Name + "'", Field->getLocation()));
+    return Named(traceAt(Field->getInClassInitializer(), Chain, Depth + 1));
+  }
+  // Set in a constructor's initializer list: Trainer(int bs = 32) : bs_(bs).
+  const auto *Record = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Record)
+    return std::nullopt;
+  for (const CXXConstructorDecl *Ctor : Record->ctors())
+    for (const CXXCtorInitializer *Init : Ctor->inits())
+      if (Init->isWritten() && Init->getMember() == Field) {
+        std::vector<UseStep> Branch = Chain;
+        Branch.push_back(step("initializer of member '" + Name + "'",
+                              Init->getSourceLocation()));
+        if (auto Site = Named(traceAt(Init->getInit(), Branch, Depth + 1))) {
+          Chain = Branch;
+          return Site;
+        }
+      }
+  return std::nullopt;
 }
 
 std::optional<BatchSizeSite>

@@ -18,6 +18,10 @@
 
 namespace skyline::frontend {
 
+/// ParentRef of a child that a module appends to itself (push_back in the
+/// constructor of a class derived from SequentialImpl), followed by the class.
+inline constexpr llvm::StringLiteral ThisParentPrefix = "this:";
+
 /// A module construction before names are resolved program-wide.
 struct RawConstruction {
   std::string Id;       // file@offset of the construction

@@ -189,6 +189,10 @@ public:
           Site.RegisteredAt = It->second.At;
       if (std::optional<size_t> Parent = parentOf(Constructions[I]))
         Site.Parent = nameOf(*Parent, 0);
+      else if (llvm::StringRef(Constructions[I].ParentRef).starts_with(ThisParentPrefix))
+        Site.Parent = llvm::StringRef(Constructions[I].ParentRef)
+                          .drop_front(ThisParentPrefix.size())
+                          .str();
       Model.Modules.push_back(std::move(Site));
     }
     for (const RawModuleCall &Raw : Calls) {
@@ -227,6 +231,8 @@ private:
     else if (auto It = Registrations.find(C.OwnerKey); !C.OwnerKey.empty() &&
                                                       It != Registrations.end())
       Name = It->second.Name;
+    else if (llvm::StringRef(C.ParentRef).starts_with(ThisParentPrefix))
+      Name = std::to_string(C.ChildIndex);
     else if (std::optional<size_t> Parent = parentOf(C); Parent && Depth < 16) {
       int Index = C.ChildIndex;
       if (C.AppendedChild)

@@ -129,8 +129,19 @@ public:
           Push && Push->getMethodDecl() &&
           Push->getMethodDecl()->getName() == "push_back" &&
           isModuleLike(Push->getImplicitObjectArgument()->getType())) {
-        if (const ValueDecl *Seq = referencedDecl(Push->getImplicitObjectArgument())) {
+        const Expr *Object = stripValueWrappers(Push->getImplicitObjectArgument());
+        if (const ValueDecl *Seq = referencedDecl(Object)) {
           Out.ParentRef = declKey(TU, Seq);
+          Out.AppendedChild = true;
+        } else if (isa<CXXThisExpr>(Object)) {
+          // struct NetImpl : SequentialImpl { NetImpl() { push_back(...); } }:
+          // the children of the module itself, named 0, 1, ... as in PyTorch.
+          Out.ParentRef = ThisParentPrefix.str() +
+                          Push->getMethodDecl()->getParent()->getNameAsString();
+          if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(
+                  TU.enclosingFunction(Push)))
+            Out.ParentRef = ThisParentPrefix.str() +
+                            Method->getParent()->getQualifiedNameAsString();
           Out.AppendedChild = true;
         }
         return;

@@ -445,3 +445,116 @@ int main() {
 }
 
 } // namespace
+
+namespace {
+
+TEST(BatchSizeTest, AssignmentOverridesTheFieldDefault) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Options {
+  size_t batch_size = 8;
+};
+int main() {
+  Options opts;
+  opts.batch_size = 16;
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+                                              opts.batch_size);
+  for (auto &batch : *loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 16);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 8u);
+  EXPECT_EQ(Model.BatchSize->Name, "Options::batch_size");
+}
+
+TEST(BatchSizeTest, MemberSetInConstructorFromDefaultArgument) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+class Trainer {
+public:
+  explicit Trainer(int64_t batch_size = 24) : batch_size_(batch_size) {}
+  void run() {
+    auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+                                                batch_size_);
+    for (auto &batch : *loader) {
+      model_(batch.data).backward();
+      opt_.step();
+    }
+  }
+private:
+  int64_t batch_size_;
+  torch::nn::Linear model_{2, 1};
+  torch::optim::SGD opt_{model_->parameters(), 0.1};
+};
+int main() { Trainer().run(); }
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 24);
+  EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::DefaultArgument);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 5u);
+}
+
+TEST(BatchSizeTest, PerRankBatchFollowsTheTotal) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+int world_size();
+int main() {
+  auto total_batch_size = 64;
+  auto batch_size_per_proc = total_batch_size / world_size();
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"),
+                                              batch_size_per_proc);
+  for (auto &batch : *loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 64);
+  EXPECT_EQ(Model.BatchSize->Name, "total_batch_size");
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 5u);
+}
+
+TEST(BatchSizeTest, LoaderKeptInAMember) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Experiment {
+  void setup() {
+    train_loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"), 32);
+    eval_loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"), 512);
+  }
+  void epoch() {
+    for (auto &batch : *eval_loader)
+      model(batch.data);
+    for (auto &batch : *train_loader) {
+      model(batch.data).backward();
+      opt.step();
+    }
+  }
+  std::unique_ptr<torch::data::DataLoader<torch::data::Example>> train_loader, eval_loader;
+  torch::nn::Linear model{2, 1};
+  torch::optim::SGD opt{model->parameters(), 0.1};
+};
+int main() {}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Value, 32);
+  EXPECT_EQ(Model.BatchSize->Confidence, 0.95);
+  ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Value, 512);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
+}
+
+} // namespace

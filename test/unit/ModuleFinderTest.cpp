@@ -167,3 +167,29 @@ struct Net : torch::nn::Module {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ModuleFinderTest, SequentialSubclassAppendsToItself) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct NetworkImpl : torch::nn::SequentialImpl {
+  NetworkImpl() {
+    push_back(torch::nn::Conv2d(3, 8, 3));
+    push_back(torch::nn::ReLU());
+    this->push_back(torch::nn::Linear(8, 2));
+  }
+};
+TORCH_MODULE(Network);
+int main() { Network network; }
+)cpp";
+  ProgramModel Model = analyze(Code);
+  for (const char *Name : {"0", "1", "2", "network"})
+    EXPECT_TRUE(findModule(Model, Name)) << Name;
+  const ModuleSite *Linear = findModule(Model, "2");
+  ASSERT_TRUE(Linear);
+  EXPECT_EQ(Linear->Type, "torch::nn::Linear");
+  EXPECT_EQ(Linear->Parent, "NetworkImpl");
+}
+
+} // namespace
