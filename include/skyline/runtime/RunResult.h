@@ -1,0 +1,41 @@
+//===- RunResult.h - What one measured run produced -------------*- C++ -*-===//
+//
+// Written by the runtime at the end of a run with a small writer of its own
+// (the runtime depends on LibTorch alone), read back by Measure.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_RUNTIME_RUNRESULT_H
+#define SKYLINE_RUNTIME_RUNRESULT_H
+
+#include "skyline/runtime/MemoryTracker.h"
+
+#include <string>
+#include <vector>
+
+namespace skyline::rt {
+
+/// Exit codes of an instrumented run, distinct from a program's usual ones.
+constexpr int ExitOutOfMemory = 86;
+constexpr int ExitResultNotWritten = 87;
+
+struct Summary {
+  double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
+};
+Summary summarize(std::vector<double> Values);
+
+struct RunResult {
+  int64_t BatchSize = 0;
+  bool OutOfMemory = false;
+  int Iterations = 0;
+  Summary IterationMs;
+  double Throughput = 0; // samples per second
+  int64_t PeakBytes = 0;
+  PhaseBytes PeakByPhase{};
+};
+
+/// Writes R as YAML to Path (through a temporary file); false on failure.
+bool writeRunResult(const RunResult &R, const std::string &Path);
+
+} // namespace skyline::rt
+
+#endif // SKYLINE_RUNTIME_RUNRESULT_H

@@ -1,0 +1,42 @@
+//===- Runtime.h - What an instrumented program calls -----------*- C++ -*-===//
+//
+// The only header the instrumented copy of a user's program includes. It
+// declares a handful of functions with a do-nothing default: when the
+// program runs outside skyline-check (no SKYLINE_RESULT in the environment)
+// every call returns at once and batch_size() returns the declared value.
+// Nothing here throws into the user's program.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_RUNTIME_RUNTIME_H
+#define SKYLINE_RUNTIME_RUNTIME_H
+
+#include <cstdint>
+#include <utility>
+
+namespace skyline::rt {
+
+/// The batch size in effect: SKYLINE_BATCH_SIZE when set, else Declared.
+int64_t batch_size(int64_t Declared) noexcept;
+/// The same for a batch size written as text (a command-line default).
+const char *batch_size_text(const char *Declared) noexcept;
+
+/// Marks the start of one pass of the training loop body.
+void iteration_begin() noexcept;
+
+void scope_enter(int ScopeId) noexcept;
+void scope_exit(int ScopeId) noexcept;
+
+/// Runs Call inside the scope of one module call site; keeps its value
+/// category (the wrapper is `[&]() -> decltype(auto) { return call; }`).
+template <typename Callable> decltype(auto) scoped(int ScopeId, Callable &&Call) {
+  struct Guard {
+    int Id;
+    explicit Guard(int Id) : Id(Id) { scope_enter(Id); }
+    ~Guard() { scope_exit(Id); }
+  } ScopeGuard(ScopeId);
+  return std::forward<Callable>(Call)();
+}
+
+} // namespace skyline::rt
+
+#endif // SKYLINE_RUNTIME_RUNTIME_H

@@ -1,0 +1,30 @@
+//===- TensorAccounting.h - Bytes held by a model's tensors -----*- C++ -*-===//
+//
+// Weights, gradients and optimizer state measured from the tensors
+// themselves, each storage counted once (tied weights, views and parameters
+// that share a flat buffer are not counted twice).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_RUNTIME_TENSORACCOUNTING_H
+#define SKYLINE_RUNTIME_TENSORACCOUNTING_H
+
+#include <torch/optim/optimizer.h>
+#include <torch/types.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace skyline::rt {
+
+/// Bytes of the distinct storages behind Tensors (undefined ones skipped).
+int64_t uniqueStorageBytes(const std::vector<at::Tensor> &Tensors);
+
+/// Bytes of the parameters' .grad() storages.
+int64_t gradientBytes(const std::vector<at::Tensor> &Parameters);
+
+/// The state tensors of SGD (momentum), Adam, AdamW, RMSprop and Adagrad.
+std::vector<at::Tensor> optimizerStateTensors(const torch::optim::Optimizer &Optimizer);
+
+} // namespace skyline::rt
+
+#endif // SKYLINE_RUNTIME_TENSORACCOUNTING_H

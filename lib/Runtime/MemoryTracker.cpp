@@ -1,0 +1,140 @@
+//===- MemoryTracker.cpp - Every CPU allocation, counted ------------------===//
+
+#include "skyline/runtime/MemoryTracker.h"
+
+#include <c10/core/CPUAllocator.h>
+
+#include <cstring>
+
+namespace skyline::rt {
+namespace {
+
+/// In front of each block: what release() needs. 64 bytes keep the user's
+/// data at LibTorch's 64-byte alignment.
+struct alignas(64) BlockHeader {
+  void *BaseContext;
+  c10::DeleterFnPtr BaseDeleter;
+  int64_t Bytes;
+  uint8_t AllocatedIn;
+};
+static_assert(sizeof(BlockHeader) == 64);
+
+// Above the default allocator's priority (0) and the mobile one's.
+constexpr uint8_t TrackerPriority = 100;
+
+MemoryTracker *Installed = nullptr; // the tracker LibTorch allocates with now
+MemoryTracker *Singleton = nullptr; // frees its blocks even after uninstall()
+
+} // namespace
+
+const char *phaseName(Phase P) {
+  switch (P) {
+  case Phase::Construction:
+    return "construction";
+  case Phase::Data:
+    return "data";
+  case Phase::Forward:
+    return "forward";
+  case Phase::Backward:
+    return "backward";
+  case Phase::Optimizer:
+    return "optimizer";
+  }
+  return "unknown";
+}
+
+MemoryTracker &MemoryTracker::install() {
+  static MemoryTracker *Tracker = new MemoryTracker(); // lives past static dtors
+  Singleton = Tracker;
+  if (Installed != Tracker) {
+    Tracker->Base = c10::GetCPUAllocator();
+    c10::SetCPUAllocator(Tracker, TrackerPriority);
+    Installed = Tracker;
+  }
+  return *Tracker;
+}
+
+void MemoryTracker::uninstall() {
+  if (Installed != this)
+    return;
+  // SetCPUAllocator refuses a lower priority: give the base the same one.
+  c10::SetCPUAllocator(Base, TrackerPriority);
+  Installed = nullptr;
+}
+
+void MemoryTracker::setBudget(int64_t Bytes, OutOfMemoryHandler Handler) {
+  OnOutOfMemory.store(Handler);
+  Budget.store(Bytes);
+}
+
+c10::DataPtr MemoryTracker::allocate(size_t Bytes) {
+  int64_t Limit = Budget.load(std::memory_order_relaxed);
+  int64_t NowLive = Live.load(std::memory_order_relaxed);
+  if (Limit > 0 && NowLive + int64_t(Bytes) > Limit)
+    if (OutOfMemoryHandler Handler = OnOutOfMemory.load())
+      Handler(Bytes, NowLive, Limit);
+
+  c10::DataPtr Block = Base->allocate(Bytes + sizeof(BlockHeader));
+  auto *Header = static_cast<BlockHeader *>(Block.get());
+  Header->BaseContext = Block.get_context();
+  Header->BaseDeleter = Block.get_deleter();
+  Header->Bytes = int64_t(Bytes);
+  Header->AllocatedIn = CurrentPhase.load(std::memory_order_relaxed);
+  c10::Device Device = Block.device();
+  // The base's context now belongs to our header; release() hands it back.
+  Block.release_context();
+
+  int64_t After = Live.fetch_add(int64_t(Bytes), std::memory_order_relaxed) + int64_t(Bytes);
+  LivePerPhase[Header->AllocatedIn].fetch_add(int64_t(Bytes), std::memory_order_relaxed);
+  recordPeak(After);
+  return {Header + 1, Header, &MemoryTracker::release, Device};
+}
+
+void MemoryTracker::release(void *Context) {
+  auto *Header = static_cast<BlockHeader *>(Context);
+  MemoryTracker &Tracker = *Singleton;
+  Tracker.Live.fetch_sub(Header->Bytes, std::memory_order_relaxed);
+  Tracker.LivePerPhase[Header->AllocatedIn].fetch_sub(Header->Bytes,
+                                                      std::memory_order_relaxed);
+  Header->BaseDeleter(Header->BaseContext);
+}
+
+void MemoryTracker::copy_data(void *Dest, const void *Src, std::size_t Count) const {
+  std::memcpy(Dest, Src, Count);
+}
+
+void MemoryTracker::recordPeak(int64_t NowLive) {
+  int64_t Old = Peak.load(std::memory_order_relaxed);
+  while (NowLive > Old)
+    if (Peak.compare_exchange_weak(Old, NowLive, std::memory_order_relaxed)) {
+      // Racy against other threads by a few blocks at most: a snapshot.
+      for (size_t I = 0; I < NumPhases; ++I)
+        PeakPerPhase[I].store(LivePerPhase[I].load(std::memory_order_relaxed),
+                              std::memory_order_relaxed);
+      return;
+    }
+}
+
+PhaseBytes MemoryTracker::liveByPhase() const {
+  PhaseBytes Result{};
+  for (size_t I = 0; I < NumPhases; ++I)
+    Result[I] = LivePerPhase[I].load(std::memory_order_relaxed);
+  return Result;
+}
+
+PhaseBytes MemoryTracker::peakByPhase() const {
+  PhaseBytes Result{};
+  for (size_t I = 0; I < NumPhases; ++I)
+    Result[I] = PeakPerPhase[I].load(std::memory_order_relaxed);
+  return Result;
+}
+
+void MemoryTracker::resetPeak() {
+  int64_t NowLive = Live.load(std::memory_order_relaxed);
+  Peak.store(NowLive, std::memory_order_relaxed);
+  for (size_t I = 0; I < NumPhases; ++I)
+    PeakPerPhase[I].store(LivePerPhase[I].load(std::memory_order_relaxed),
+                          std::memory_order_relaxed);
+}
+
+} // namespace skyline::rt

@@ -1,0 +1,56 @@
+//===- RunResult.cpp - Writing one run's result ---------------------------===//
+
+#include "skyline/runtime/RunResult.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace skyline::rt {
+
+Summary summarize(std::vector<double> Values) {
+  Summary S;
+  if (Values.empty())
+    return S;
+  std::sort(Values.begin(), Values.end());
+  size_t N = Values.size();
+  S.Min = Values.front();
+  S.Max = Values.back();
+  S.Median = N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
+  double Sum = 0;
+  for (double V : Values)
+    Sum += V;
+  S.Mean = Sum / N;
+  double Squares = 0;
+  for (double V : Values)
+    Squares += (V - S.Mean) * (V - S.Mean);
+  S.Stddev = N > 1 ? std::sqrt(Squares / (N - 1)) : 0;
+  return S;
+}
+
+bool writeRunResult(const RunResult &R, const std::string &Path) {
+  std::string Temp = Path + ".tmp";
+  std::FILE *Out = std::fopen(Temp.c_str(), "w");
+  if (!Out)
+    return false;
+  std::fprintf(Out, "schema_version: 1\n");
+  std::fprintf(Out, "batch_size: %lld\n", static_cast<long long>(R.BatchSize));
+  std::fprintf(Out, "oom: %s\n", R.OutOfMemory ? "true" : "false");
+  std::fprintf(Out, "iterations: %d\n", R.Iterations);
+  std::fprintf(Out,
+               "iteration_ms: {median: %.4f, mean: %.4f, stddev: %.4f, min: %.4f, "
+               "max: %.4f}\n",
+               R.IterationMs.Median, R.IterationMs.Mean, R.IterationMs.Stddev,
+               R.IterationMs.Min, R.IterationMs.Max);
+  std::fprintf(Out, "throughput: %.3f\n", R.Throughput);
+  std::fprintf(Out, "peak_bytes: %lld\n", static_cast<long long>(R.PeakBytes));
+  std::fprintf(Out, "peak_bytes_by_phase:\n");
+  for (size_t I = 0; I < NumPhases; ++I)
+    std::fprintf(Out, "  %s: %lld\n", phaseName(Phase(I)),
+                 static_cast<long long>(R.PeakByPhase[I]));
+  bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
+  Ok = std::fclose(Out) == 0 && Ok;
+  return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;
+}
+
+} // namespace skyline::rt

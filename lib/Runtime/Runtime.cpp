@@ -1,0 +1,169 @@
+//===- Runtime.cpp - The runtime inside an instrumented program ----------===//
+//
+// Configured from the environment by skyline-check's Measure stage:
+//   SKYLINE_RESULT         where to write the run's result; unset = inactive
+//   SKYLINE_BATCH_SIZE     the batch size to use instead of the declared one
+//   SKYLINE_WARMUP         iterations not measured (default 2)
+//   SKYLINE_ITERATIONS     iterations measured (default 8, at most 4096)
+//   SKYLINE_MEMORY_BUDGET  bytes of CPU memory the run may hold (0 = none)
+// After warm-up plus the measured iterations the result is written and the
+// process ends (exit 0); crossing the budget writes an OOM result and exits
+// with ExitOutOfMemory. Nothing throws into the user's program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "skyline/runtime/Runtime.h"
+#include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/RunResult.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <unistd.h>
+
+namespace skyline::rt {
+namespace {
+
+constexpr int MaxIterations = 4096;
+
+struct Config {
+  bool Active = false;
+  int64_t BatchSize = 0; // 0: keep the declared one
+  int Warmup = 2;
+  int Iterations = 8;
+  int64_t MemoryBudget = 0;
+  std::string ResultPath;
+};
+
+int64_t envInteger(const char *Name, int64_t Default) {
+  const char *Text = std::getenv(Name);
+  if (!Text || !*Text)
+    return Default;
+  char *End = nullptr;
+  long long Value = std::strtoll(Text, &End, 10);
+  return End && *End == '\0' && Value >= 0 ? Value : Default;
+}
+
+Config readConfig() {
+  Config C;
+  const char *Result = std::getenv("SKYLINE_RESULT");
+  C.Active = Result && *Result;
+  if (!C.Active)
+    return C;
+  C.ResultPath = Result;
+  C.BatchSize = envInteger("SKYLINE_BATCH_SIZE", 0);
+  C.Warmup = int(std::min<int64_t>(envInteger("SKYLINE_WARMUP", 2), MaxIterations));
+  C.Iterations =
+      int(std::clamp<int64_t>(envInteger("SKYLINE_ITERATIONS", 8), 1, MaxIterations));
+  C.MemoryBudget = envInteger("SKYLINE_MEMORY_BUDGET", 0);
+  return C;
+}
+
+const Config &config() {
+  static const Config C = readConfig();
+  return C;
+}
+
+/// Iteration start times; preallocated, so the loop's hot path allocates
+/// nothing.
+struct IterationClock {
+  std::array<int64_t, MaxIterations * 2 + 2> StartNs{};
+  int Count = 0;
+  int64_t EffectiveBatchSize = 0;
+} Clock;
+
+int64_t nowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+RunResult collect(bool OutOfMemory) {
+  const Config &C = config();
+  RunResult R;
+  R.BatchSize = Clock.EffectiveBatchSize;
+  R.OutOfMemory = OutOfMemory;
+  std::vector<double> Ms;
+  for (int I = C.Warmup; I + 1 < Clock.Count && int(Ms.size()) < C.Iterations; ++I)
+    Ms.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
+  R.Iterations = int(Ms.size());
+  R.IterationMs = summarize(Ms);
+  R.Throughput = R.IterationMs.Median > 0 ? double(R.BatchSize) * 1000.0 / R.IterationMs.Median
+                                          : 0;
+  MemoryTracker &Tracker = MemoryTracker::install();
+  R.PeakBytes = Tracker.peakBytes();
+  R.PeakByPhase = Tracker.peakByPhase();
+  return R;
+}
+
+[[noreturn]] void finish(bool OutOfMemory) {
+  const RunResult R = collect(OutOfMemory);
+  bool Written = writeRunResult(R, config().ResultPath);
+  std::fflush(nullptr);
+  std::_Exit(!Written ? ExitResultNotWritten : OutOfMemory ? ExitOutOfMemory : 0);
+}
+
+[[noreturn]] void onOutOfMemory(size_t, int64_t, int64_t) { finish(true); }
+
+/// Installs the memory tracker before the program's own static
+/// constructors and main build the model, so weights are seen.
+struct Activation {
+  Activation() {
+    if (!config().Active)
+      return;
+    MemoryTracker &Tracker = MemoryTracker::install();
+    if (config().MemoryBudget > 0)
+      Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
+  }
+} const ActivateAtLoad;
+
+} // namespace
+
+int64_t batch_size(int64_t Declared) noexcept {
+  int64_t Override = config().BatchSize;
+  int64_t Effective = Override > 0 ? Override : Declared;
+  Clock.EffectiveBatchSize = Effective;
+  return Effective;
+}
+
+const char *batch_size_text(const char *Declared) noexcept {
+  static char Text[24];
+  int64_t Override = config().BatchSize;
+  if (Override <= 0) {
+    Clock.EffectiveBatchSize = std::strtoll(Declared, nullptr, 10);
+    return Declared;
+  }
+  std::snprintf(Text, sizeof(Text), "%lld", static_cast<long long>(Override));
+  Clock.EffectiveBatchSize = Override;
+  return Text;
+}
+
+void iteration_begin() noexcept {
+  const Config &C = config();
+  if (!C.Active)
+    return;
+  int Index = Clock.Count;
+  if (Index >= int(Clock.StartNs.size()))
+    return;
+  Clock.StartNs[Index] = nowNs();
+  Clock.Count = Index + 1;
+  MemoryTracker &Tracker = MemoryTracker::install();
+  Tracker.setPhase(Phase::Data);
+  if (Index == C.Warmup)
+    Tracker.resetPeak(); // the measured iterations' peak, not the warm-up's
+  if (Index == C.Warmup + C.Iterations)
+    finish(false);
+}
+
+void scope_enter(int) noexcept {
+  if (config().Active)
+    MemoryTracker::install().setPhase(Phase::Forward);
+}
+
+void scope_exit(int) noexcept {}
+
+} // namespace skyline::rt

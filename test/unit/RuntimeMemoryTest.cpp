@@ -1,0 +1,102 @@
+// The runtime's memory accounting against models whose sizes are known to the
+// byte, with the real LibTorch on the CPU.
+
+#include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/TensorAccounting.h"
+
+#include <torch/torch.h>
+
+#include "gtest/gtest.h"
+
+#include <new>
+#include <thread>
+
+using namespace skyline::rt;
+
+namespace {
+
+class RuntimeMemoryTest : public ::testing::Test {
+protected:
+  void SetUp() override { Tracker = &MemoryTracker::install(); }
+  void TearDown() override {
+    Tracker->setBudget(0, nullptr);
+    Tracker->setPhase(Phase::Construction);
+    Tracker->uninstall();
+  }
+  MemoryTracker *Tracker = nullptr;
+};
+
+TEST_F(RuntimeMemoryTest, LinearWeightsToTheByte) {
+  int64_t Before = Tracker->liveBytes();
+  torch::nn::Linear Layer(1024, 1024);
+  // 1024 * 1024 weights + 1024 biases, fp32.
+  EXPECT_EQ(uniqueStorageBytes(Layer->parameters()), 4198400);
+  EXPECT_EQ(Tracker->liveBytes() - Before, 4198400);
+}
+
+TEST_F(RuntimeMemoryTest, GradientsEqualWeightsAndAdamStateIsTwice) {
+  torch::nn::Sequential Model(torch::nn::Linear(784, 256), torch::nn::ReLU(),
+                              torch::nn::Linear(256, 10));
+  const int64_t Weights = (784 * 256 + 256 + 256 * 10 + 10) * 4;
+  EXPECT_EQ(uniqueStorageBytes(Model->parameters()), Weights);
+  torch::optim::Adam Adam(Model->parameters(), torch::optim::AdamOptions(1e-3));
+  EXPECT_EQ(gradientBytes(Model->parameters()), 0);
+  Model->forward(torch::randn({32, 784})).sum().backward();
+  EXPECT_EQ(gradientBytes(Model->parameters()), Weights);
+  Adam.step();
+  EXPECT_EQ(uniqueStorageBytes(optimizerStateTensors(Adam)), 2 * Weights);
+}
+
+TEST_F(RuntimeMemoryTest, SgdMomentumIsOnceTheWeights) {
+  torch::nn::Linear Layer(100, 10);
+  torch::optim::SGD Sgd(Layer->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  Layer->forward(torch::randn({4, 100})).sum().backward();
+  Sgd.step();
+  EXPECT_EQ(uniqueStorageBytes(optimizerStateTensors(Sgd)), (100 * 10 + 10) * 4);
+}
+
+TEST_F(RuntimeMemoryTest, SharedStorageCountsOnce) {
+  auto Base = torch::zeros({256}); // 1 KiB
+  EXPECT_EQ(uniqueStorageBytes({Base, Base.view({16, 16}), Base.narrow(0, 0, 8)}), 1024);
+}
+
+TEST_F(RuntimeMemoryTest, PhasesAndPeak) {
+  Tracker->resetPeak();
+  int64_t Start = Tracker->liveBytes();
+  PhaseBytes StartPhases = Tracker->liveByPhase();
+  Tracker->setPhase(Phase::Forward);
+  {
+    auto Activation = torch::empty({1024}, torch::kFloat); // 4 KiB
+    EXPECT_EQ(Tracker->liveByPhase()[size_t(Phase::Forward)] -
+                  StartPhases[size_t(Phase::Forward)],
+              4096);
+    Tracker->setPhase(Phase::Backward);
+    auto Gradient = torch::empty({512}, torch::kFloat); // 2 KiB
+    EXPECT_EQ(Tracker->peakBytes() - Start, 6144);
+    EXPECT_EQ(Tracker->peakByPhase()[size_t(Phase::Backward)] -
+                  StartPhases[size_t(Phase::Backward)],
+              2048);
+  }
+  EXPECT_EQ(Tracker->liveBytes(), Start);
+  EXPECT_EQ(Tracker->peakBytes() - Start, 6144) << "the peak stays after frees";
+}
+
+TEST_F(RuntimeMemoryTest, AllocationsOnOtherThreadsAreSeen) {
+  int64_t Before = Tracker->liveBytes();
+  at::Tensor FromWorker;
+  std::thread Worker([&] { FromWorker = torch::empty({2048}, torch::kFloat); });
+  Worker.join();
+  EXPECT_EQ(Tracker->liveBytes() - Before, 8192);
+}
+
+[[noreturn]] void throwBadAlloc(size_t, int64_t, int64_t) { throw std::bad_alloc(); }
+
+TEST_F(RuntimeMemoryTest, BudgetStopsTheAllocationThatCrossesIt) {
+  Tracker->setBudget(Tracker->liveBytes() + (1 << 20), &throwBadAlloc);
+  auto Fits = torch::empty({(1 << 18) - 16}, torch::kFloat); // just under 1 MiB
+  EXPECT_THROW(torch::empty({1024}, torch::kFloat), std::bad_alloc);
+  Tracker->setBudget(0, nullptr);
+  EXPECT_NO_THROW(torch::empty({1024}, torch::kFloat));
+}
+
+} // namespace
