@@ -25,6 +25,12 @@ struct SourceSpan {
   unsigned Length = 0;
 };
 
+/// Replace Range by Text.
+struct TextEdit {
+  SourceSpan Range;
+  std::string Text;
+};
+
 /// How the batch-size literal is written in the program.
 enum class BatchSizeKind {
   NamespaceConstant,  // const int64_t kBatchSize = 64; at namespace scope
@@ -63,6 +69,10 @@ struct BatchSizeSite {
   double Confidence = 0; // 0..1: how sure the front end is of the role
   unsigned Uses = 1;     // how many uses lead to this literal
   SourceSpan Literal;    // the text to replace to change the batch size
+  bool InString = false; // the digits of a string literal ("32" of cxxopts)
+  /// Other edits a run-time override needs: each `constexpr` on the way
+  /// becomes `const` (`inline const` for a static member).
+  std::vector<TextEdit> OverrideEdits;
   std::vector<UseStep> Chain; // from the use (first) to the declaration (last)
 };
 
@@ -87,6 +97,9 @@ struct ModuleCall {
   unsigned Offset = 0; // of the whole call expression
   unsigned Length = 0;
   bool InMacro = false; // from a macro expansion: cannot be rewritten
+  /// Its arguments name a structured binding, which a C++17 lambda cannot
+  /// capture: it cannot be wrapped in a scope either.
+  bool UsesBinding = false;
 };
 
 struct OptimizerSite {
@@ -110,6 +123,10 @@ struct TrainingLoop {
   std::string File;
   unsigned Line = 0;
   unsigned Column = 0;
+  /// The loop body's bytes in File; a body without braces gets them added.
+  unsigned BodyOffset = 0;
+  unsigned BodyLength = 0;
+  bool BodyIsCompound = true;
   std::string Function; // enclosing function
   std::vector<OptimizerSite> Optimizers;
   std::vector<CallSite> ZeroGradCalls;
@@ -125,6 +142,10 @@ struct ProgramModel {
   std::vector<ModuleSite> Modules;
   std::vector<ModuleCall> ModuleCalls;
   std::vector<TrainingLoop> TrainingLoops;
+  /// The callee (`torch::save`) of every checkpoint save, made a no-op in runs.
+  std::vector<SourceSpan> SaveCalls;
+  /// Every file of the program's own (sources and headers, no system ones).
+  std::vector<std::string> Files;
   std::vector<std::string> Warnings;
 };
 

@@ -24,6 +24,14 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::Key << "role" << YAML::Value << batchSizeRoleName(Site.Role);
   Out << YAML::Key << "confidence" << YAML::Value << Site.Confidence;
   Out << YAML::Key << "uses" << YAML::Value << Site.Uses;
+  Out << YAML::Key << "in_string" << YAML::Value << Site.InString;
+  Out << YAML::Key << "override_edits" << YAML::Value << YAML::BeginSeq;
+  for (const TextEdit &Edit : Site.OverrideEdits) {
+    Out << YAML::Flow << YAML::BeginMap;
+    emitSpanFields(Out, Edit.Range);
+    Out << YAML::Key << "text" << YAML::Value << Edit.Text << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
   Out << YAML::Key << "chain" << YAML::Value << YAML::BeginSeq;
   for (const UseStep &Step : Site.Chain) {
     Out << YAML::Flow << YAML::BeginMap;
@@ -50,6 +58,9 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
   Out << YAML::Key << "line" << YAML::Value << Loop.Line;
   Out << YAML::Key << "column" << YAML::Value << Loop.Column;
   Out << YAML::Key << "function" << YAML::Value << Loop.Function;
+  Out << YAML::Key << "body_offset" << YAML::Value << Loop.BodyOffset;
+  Out << YAML::Key << "body_length" << YAML::Value << Loop.BodyLength;
+  Out << YAML::Key << "body_is_compound" << YAML::Value << Loop.BodyIsCompound;
   Out << YAML::Key << "optimizers" << YAML::Value << YAML::BeginSeq;
   for (const OptimizerSite &Opt : Loop.Optimizers) {
     Out << YAML::BeginMap;
@@ -100,6 +111,9 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
                                : BatchSizeRole::Unknown;
   Site.Confidence = get<double>(Node, "confidence");
   Site.Uses = get<unsigned>(Node, "uses", 1);
+  Site.InString = get<bool>(Node, "in_string", false);
+  for (const YAML::Node &Edit : Node["override_edits"])
+    Site.OverrideEdits.push_back({readSpan(Edit), get<std::string>(Edit, "text")});
   for (const YAML::Node &Step : Node["chain"])
     Site.Chain.push_back({get<std::string>(Step, "step"), get<std::string>(Step, "file"),
                           get<unsigned>(Step, "line")});
@@ -120,6 +134,9 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   Loop.Line = get<unsigned>(Node, "line");
   Loop.Column = get<unsigned>(Node, "column");
   Loop.Function = get<std::string>(Node, "function");
+  Loop.BodyOffset = get<unsigned>(Node, "body_offset");
+  Loop.BodyLength = get<unsigned>(Node, "body_length");
+  Loop.BodyIsCompound = get<bool>(Node, "body_is_compound", true);
   for (const YAML::Node &Opt : Node["optimizers"]) {
     OptimizerSite Site{get<std::string>(Opt, "name"), get<std::string>(Opt, "type"),
                        get<std::string>(Opt, "file"), get<unsigned>(Opt, "line"),
@@ -185,6 +202,7 @@ std::string programModelToYAML(const ProgramModel &Model) {
     Out << YAML::Key << "offset" << YAML::Value << Call.Offset;
     Out << YAML::Key << "length" << YAML::Value << Call.Length;
     Out << YAML::Key << "in_macro" << YAML::Value << Call.InMacro;
+    Out << YAML::Key << "uses_binding" << YAML::Value << Call.UsesBinding;
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
@@ -196,6 +214,17 @@ std::string programModelToYAML(const ProgramModel &Model) {
   Out << YAML::Key << "training_loops" << YAML::Value << YAML::BeginSeq;
   for (const TrainingLoop &Loop : Model.TrainingLoops)
     emitLoop(Out, Loop);
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "save_calls" << YAML::Value << YAML::BeginSeq;
+  for (const SourceSpan &Save : Model.SaveCalls) {
+    Out << YAML::Flow << YAML::BeginMap;
+    emitSpanFields(Out, Save);
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "files" << YAML::Value << YAML::BeginSeq;
+  for (const std::string &File : Model.Files)
+    Out << File;
   Out << YAML::EndSeq;
   Out << YAML::Key << "warnings" << YAML::Value << YAML::BeginSeq;
   for (const std::string &Warning : Model.Warnings)
@@ -237,9 +266,13 @@ std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
       Model.ModuleCalls.push_back({get<std::string>(C, "name"), get<std::string>(C, "file"),
                                    get<unsigned>(C, "line"), get<unsigned>(C, "column"),
                                    get<unsigned>(C, "offset"), get<unsigned>(C, "length"),
-                                   get<bool>(C, "in_macro")});
+                                   get<bool>(C, "in_macro"), get<bool>(C, "uses_binding")});
     for (const YAML::Node &Loop : Root["training_loops"])
       Model.TrainingLoops.push_back(readLoop(Loop));
+    for (const YAML::Node &Save : Root["save_calls"])
+      Model.SaveCalls.push_back(readSpan(Save));
+    for (const YAML::Node &File : Root["files"])
+      Model.Files.push_back(File.as<std::string>());
     for (const YAML::Node &Warning : Root["warnings"])
       Model.Warnings.push_back(Warning.as<std::string>());
     return Model;

@@ -39,6 +39,8 @@ public:
     };
     auto FixSite = [&](BatchSizeSite &Site) {
       Fix(Site.Literal.File);
+      for (TextEdit &Edit : Site.OverrideEdits)
+        Fix(Edit.Range.File);
       for (UseStep &Step : Site.Chain)
         Fix(Step.File);
     };
@@ -56,6 +58,10 @@ public:
     }
     for (ModuleCall &Call : Model.ModuleCalls)
       Fix(Call.File);
+    for (SourceSpan &Save : Model.SaveCalls)
+      Fix(Save.File);
+    for (std::string &File : Model.Files)
+      Fix(File);
     for (TrainingLoop &Loop : Model.TrainingLoops) {
       Fix(Loop.File);
       for (OptimizerSite &Opt : Loop.Optimizers) {

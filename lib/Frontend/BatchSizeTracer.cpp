@@ -55,6 +55,23 @@ bool isLiteralKind(BatchSizeKind Kind) {
 
 } // namespace
 
+std::optional<SourceSpan> BatchSizeTracer::constexprKeyword(const VarDecl *Var) const {
+  // The keyword sits between the declaration's start and its name.
+  SourceLocation Loc = Var->getBeginLoc(), End = Var->getLocation();
+  if (Loc.isMacroID() || End.isMacroID())
+    return std::nullopt;
+  const LangOptions &Lang = TU.Ctx.getLangOpts();
+  while (Loc.isValid() && TU.SM.isBeforeInTranslationUnit(Loc, End)) {
+    Token Tok;
+    if (Lexer::getRawToken(Loc, Tok, TU.SM, Lang, /*IgnoreWhiteSpace=*/true))
+      return std::nullopt;
+    if (Tok.is(tok::raw_identifier) && Tok.getRawIdentifier() == "constexpr")
+      return TU.tokenSpan(Tok.getLocation());
+    Loc = Tok.getEndLoc();
+  }
+  return std::nullopt;
+}
+
 UseStep BatchSizeTracer::step(std::string Description, SourceLocation Loc) const {
   return {std::move(Description), TU.fileOf(Loc), TU.lineOf(Loc)};
 }
@@ -112,6 +129,7 @@ BatchSizeTracer::digitsInString(const StringLiteral *S,
   Site.Literal.Column += 1;
   Site.Literal.Length = Text.size();
   Site.Kind = BatchSizeKind::CommandLineDefault;
+  Site.InString = true;
   Site.Chain = Chain;
   return Site;
 }
@@ -186,6 +204,10 @@ BatchSizeTracer::traceVar(const VarDecl *Var, std::vector<UseStep> &Chain,
     Site = traceAt(Init, Chain, Depth + 1);
   if (!Site)
     return std::nullopt;
+  if (Var->isConstexpr())
+    if (auto Keyword = constexprKeyword(Var))
+      Site->OverrideEdits.push_back(
+          {*Keyword, Var->isStaticDataMember() ? "inline const" : "const"});
   if (isLiteralKind(Site->Kind))
     Site->Kind = Var->isStaticDataMember() ? BatchSizeKind::StaticMember
                  : Var->hasGlobalStorage() && !Var->isStaticLocal()

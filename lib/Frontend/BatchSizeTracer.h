@@ -53,6 +53,7 @@ private:
   std::optional<BatchSizeSite> digitsInString(const clang::StringLiteral *S,
                                               std::vector<UseStep> &Chain) const;
   UseStep step(std::string Description, clang::SourceLocation Loc) const;
+  std::optional<SourceSpan> constexprKeyword(const clang::VarDecl *Var) const;
 
   const TUContext &TU;
 };

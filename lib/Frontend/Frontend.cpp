@@ -18,6 +18,8 @@
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
 #include "clang/Tooling/CompilationDatabase.h"
@@ -30,6 +32,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 using namespace clang;
 
@@ -41,6 +44,8 @@ using namespace frontend;
 /// What every translation unit contributed, before merging.
 struct Collected {
   std::vector<ModuleFindings> Modules;
+  std::vector<SourceSpan> SaveCalls;
+  std::set<std::string> Files;
   std::vector<TrainingLoop> Loops;
   std::vector<BatchSizeSite> BatchSizes;
   std::optional<BatchSizeSite> Named;
@@ -66,6 +71,38 @@ std::optional<BatchSizeSite> namedMacro(const TUContext &TU, const Preprocessor 
                 {"definition of macro " + Site.Name, Site.Literal.File, Site.Literal.Line}};
   return Site;
 }
+
+/// The callee of each torch::save call: runs make it a no-op.
+void findSaveCalls(const TUContext &TU, std::vector<SourceSpan> &Out) {
+  using namespace clang::ast_matchers;
+  auto Save = callExpr(callee(functionDecl(hasName("::torch::save")))).bind("n");
+  for (const CallExpr *Call : TU.findAll<CallExpr>(Save))
+    if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit());
+        Ref && !Ref->getBeginLoc().isMacroID())
+      Out.push_back(TU.spanOf(Ref->getSourceRange()));
+}
+
+/// Records every file of the program's own that the preprocessor enters.
+class UserFileRecorder : public PPCallbacks {
+public:
+  UserFileRecorder(const SourceManager &SM, std::set<std::string> &Files)
+      : SM(SM), Files(Files) {}
+  void FileChanged(SourceLocation Loc, FileChangeReason Reason,
+                   SrcMgr::CharacteristicKind Kind, FileID) override {
+    if (Reason != EnterFile || Kind != SrcMgr::C_User)
+      return;
+    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
+      llvm::SmallString<256> Path(Entry->getName());
+      llvm::sys::fs::make_absolute(Path);
+      llvm::sys::path::remove_dots(Path, true);
+      Files.insert(std::string(Path));
+    }
+  }
+
+private:
+  const SourceManager &SM;
+  std::set<std::string> &Files;
+};
 
 class AnalysisConsumer : public ASTConsumer {
 public:
@@ -93,6 +130,7 @@ public:
       Out.Loops.push_back(Loop);
     for (BatchSizeSite &Site : findBatchSizes(TU, Loops))
       Out.BatchSizes.push_back(std::move(Site));
+    findSaveCalls(TU, Out.SaveCalls);
     if (!Options.BatchSizeVar.empty() && !Out.Named) {
       Out.Named = findNamedBatchSize(TU, Options.BatchSizeVar);
       if (!Out.Named)
@@ -113,6 +151,8 @@ public:
       : Out(Out), Options(Options) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(
+        std::make_unique<UserFileRecorder>(CI.getSourceManager(), Out.Files));
     return std::make_unique<AnalysisConsumer>(CI, Out, Options);
   }
 
@@ -368,6 +408,11 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   // A name the user gave that matches nothing is an answer too: no guessing.
   mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
   mergeLoops(In, Model);
+  std::set<std::pair<std::string, unsigned>> SeenSaves;
+  for (const SourceSpan &Save : In.SaveCalls)
+    if (SeenSaves.insert({Save.File, Save.Offset}).second)
+      Model.SaveCalls.push_back(Save);
+  Model.Files.assign(In.Files.begin(), In.Files.end());
   return Model;
 }
 

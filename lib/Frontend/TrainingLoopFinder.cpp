@@ -10,6 +10,7 @@
 
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace clang;
@@ -119,6 +120,18 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
   return Site;
 }
 
+const Stmt *loopBody(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getBody();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getBody();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getBody();
+  if (const auto *Do = dyn_cast<DoStmt>(Loop))
+    return Do->getBody();
+  return nullptr;
+}
+
 CallSite callSite(const TUContext &TU, const CallExpr *Call) {
   return {TU.fileOf(Call->getBeginLoc()), TU.lineOf(Call->getBeginLoc()),
           TU.columnOf(Call->getBeginLoc())};
@@ -178,6 +191,18 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
     L.Line = TU.lineOf(Loop->getBeginLoc());
     L.Column = TU.columnOf(Loop->getBeginLoc());
     L.Function = functionName(TU, Loop);
+    if (const Stmt *Body = loopBody(Loop)) {
+      SourceSpan Span = TU.spanOf(Body->getSourceRange());
+      L.BodyOffset = Span.Offset;
+      L.BodyLength = Span.Length;
+      L.BodyIsCompound = isa<CompoundStmt>(Body);
+      if (!isa<CompoundStmt>(Body)) // `for (...) step(x);`: through the `;`
+        if (auto Semi = Lexer::findNextToken(Body->getEndLoc(), TU.SM,
+                                             TU.Ctx.getLangOpts());
+            Semi && Semi->is(tok::semi))
+          L.BodyLength = TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) +
+                         1 - Span.Offset;
+    }
     Out.Loops.push_back(std::move(L));
   }
 

@@ -37,6 +37,10 @@ template <typename Callable> decltype(auto) scoped(int ScopeId, Callable &&Call)
   return std::forward<Callable>(Call)();
 }
 
+/// Stands in for torch::save in a measured run: a burst must never overwrite
+/// the user's checkpoints.
+template <typename... Args> void skipped_save(Args &&...) noexcept {}
+
 } // namespace skyline::rt
 
 #endif // SKYLINE_RUNTIME_RUNTIME_H

@@ -26,6 +26,9 @@ int main() {
 // CHECK-NEXT:   line: 13
 // CHECK-NEXT:   column: 5
 // CHECK-NEXT:   function: main
+// CHECK-NEXT:   body_offset: {{[0-9]+}}
+// CHECK-NEXT:   body_length: {{[0-9]+}}
+// CHECK-NEXT:   body_is_compound: true
 // CHECK-NEXT:   optimizers:
 // CHECK-NEXT:     - name: g_opt
 // CHECK-NEXT:       type: torch::optim::Adam

@@ -1,0 +1,68 @@
+//===- Instrument.h - The rewritten copy of the program ---------*- C++ -*-===//
+//
+// The second stage: a mirror of the program's own files in a work directory,
+// rewritten by insertions (which compose, so nested calls are fine): the
+// batch-size override, iteration boundaries, a scope around each module call
+// and torch::save made a no-op. The user's files are only read. Insertions
+// never add a line, so the copy's line numbers are the original's.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_INSTRUMENT_H
+#define SKYLINE_INSTRUMENT_H
+
+#include "skyline/ProgramModel.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace skyline {
+
+/// One module call site the runtime attributes time and memory to.
+struct ScopeEntry {
+  int Id = 0;
+  std::string Module;
+  std::string File;
+  unsigned Line = 0;
+};
+
+/// A change to one file: remove Length bytes at Offset, insert Text there.
+struct Insertion {
+  unsigned Offset = 0;
+  unsigned Length = 0;
+  std::string Text;
+  /// Among insertions at the same offset, lower goes first: call suffixes
+  /// close inner calls first, call prefixes open outer calls first.
+  long Order = 0;
+};
+
+/// Applies the insertions to Text; fails on overlapping replacements.
+llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
+                                            std::vector<Insertion> Insertions);
+
+struct InstrumentedProgram {
+  std::string SourceRoot; // the deepest directory holding all program files
+  std::string MirrorRoot; // WorkDir/src
+  std::map<std::string, std::string> MirrorOf; // original path -> mirror path
+  std::vector<std::string> Sources;            // the mirrored translation units
+  std::vector<ScopeEntry> Scopes;
+  std::vector<std::string> Notes; // what the rewrite could not do, or skipped
+  unsigned FilesWritten = 0;      // changed since the last run (the cache)
+};
+
+/// The insertions that instrument each file of Model, by original path.
+std::map<std::string, std::vector<Insertion>>
+planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
+               std::vector<std::string> &Notes);
+
+/// Writes the mirror under WorkDir/src (a file only when its text changed)
+/// and WorkDir/scopes.yaml.
+llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
+                                                      llvm::StringRef WorkDir);
+
+} // namespace skyline
+
+#endif // SKYLINE_INSTRUMENT_H

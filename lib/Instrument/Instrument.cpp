@@ -1,0 +1,196 @@
+//===- Instrument.cpp - The rewritten copy of the program -----------------===//
+
+#include "skyline/Instrument.h"
+
+#include "skyline/FixExport.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+namespace skyline {
+namespace {
+
+// Orders at one offset: a loop body opens first, then calls close (inner
+// first), then calls open (outer first); a loop body closes last.
+constexpr long BodyOpen = -(1L << 50);
+constexpr long SuffixBase = -(1L << 40);
+constexpr long BodyClose = 1L << 50;
+
+std::string originalText(const BatchSizeSite &Site, llvm::StringRef FileText) {
+  return FileText.substr(Site.Literal.Offset, Site.Literal.Length).str();
+}
+
+void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
+                   std::map<std::string, std::vector<Insertion>> &Plan) {
+  std::string Original = originalText(Site, FileText);
+  if (Site.InString) // "48" -> skyline::rt::batch_size_text("48")
+    Plan[Site.Literal.File].push_back(
+        {Site.Literal.Offset - 1, Site.Literal.Length + 2,
+         "skyline::rt::batch_size_text(\"" + Original + "\")", 0});
+  else
+    Plan[Site.Literal.File].push_back({Site.Literal.Offset, Site.Literal.Length,
+                                       "skyline::rt::batch_size(" + Original + ")", 0});
+  for (const TextEdit &Edit : Site.OverrideEdits)
+    Plan[Edit.Range.File].push_back({Edit.Range.Offset, Edit.Range.Length, Edit.Text, 0});
+}
+
+void planLoop(const TrainingLoop &Loop, std::map<std::string, std::vector<Insertion>> &Plan) {
+  auto &Edits = Plan[Loop.File];
+  if (Loop.BodyIsCompound) {
+    Edits.push_back({Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});
+    return;
+  }
+  Edits.push_back({Loop.BodyOffset, 0, "{ skyline::rt::iteration_begin(); ", BodyOpen});
+  Edits.push_back({Loop.BodyOffset + Loop.BodyLength, 0, " }", BodyClose});
+}
+
+std::string commonDirectory(const std::vector<std::string> &Files) {
+  std::string Common;
+  for (const std::string &File : Files) {
+    std::string Dir = llvm::sys::path::parent_path(File).str();
+    if (Common.empty()) {
+      Common = Dir;
+      continue;
+    }
+    while (!Common.empty() && !(llvm::StringRef(Dir).starts_with(Common) &&
+                                (Dir.size() == Common.size() || Dir[Common.size()] == '/')))
+      Common = llvm::sys::path::parent_path(Common).str();
+  }
+  return Common.empty() ? "/" : Common;
+}
+
+llvm::Error writeIfChanged(llvm::StringRef Path, llvm::StringRef Text, bool &Changed) {
+  Changed = false;
+  if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false))
+    if ((*Existing)->getBuffer() == Text)
+      return llvm::Error::success();
+  if (std::error_code EC =
+          llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Path)))
+    return llvm::createStringError(EC, "cannot create the work directory for '%s': %s",
+                                   Path.str().c_str(), EC.message().c_str());
+  Changed = true;
+  return writeFileAtomically(Path, Text);
+}
+
+} // namespace
+
+llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
+                                            std::vector<Insertion> Insertions) {
+  std::stable_sort(Insertions.begin(), Insertions.end(),
+                   [](const Insertion &A, const Insertion &B) {
+                     return std::tie(A.Offset, A.Order) < std::tie(B.Offset, B.Order);
+                   });
+  std::string Out;
+  Out.reserve(Text.size() + Insertions.size() * 48);
+  unsigned Position = 0;
+  for (const Insertion &I : Insertions) {
+    if (I.Offset < Position || I.Offset + I.Length > Text.size())
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "overlapping or out-of-range edit at byte %u",
+                                     I.Offset);
+    Out.append(Text.data() + Position, I.Offset - Position);
+    Out += I.Text;
+    Position = I.Offset + I.Length;
+  }
+  Out.append(Text.data() + Position, Text.size() - Position);
+  return Out;
+}
+
+std::map<std::string, std::vector<Insertion>>
+planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
+               std::vector<std::string> &Notes) {
+  std::map<std::string, std::vector<Insertion>> Plan;
+  if (Model.BatchSize) {
+    auto Text = llvm::MemoryBuffer::getFile(Model.BatchSize->Literal.File);
+    if (Text)
+      planBatchSize(*Model.BatchSize, (*Text)->getBuffer(), Plan);
+  }
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    planLoop(Loop, Plan);
+  for (const ModuleCall &Call : Model.ModuleCalls) {
+    if (Call.InMacro || Call.UsesBinding) {
+      Notes.push_back(Call.File + ":" + std::to_string(Call.Line) + ": call of module '" +
+                      Call.Name + "' is not measured on its own (" +
+                      (Call.InMacro ? "it comes from a macro expansion"
+                                    : "it names a structured binding") +
+                      "); its time counts as (unscoped)");
+      continue;
+    }
+    int Id = int(Scopes.size());
+    Scopes.push_back({Id, Call.Name, Call.File, Call.Line});
+    auto &Edits = Plan[Call.File];
+    Edits.push_back({Call.Offset, 0,
+                     "skyline::rt::scoped(" + std::to_string(Id) +
+                         ", [&]() -> decltype(auto) { return ",
+                     -long(Call.Length)});
+    Edits.push_back({Call.Offset + Call.Length, 0, "; })", SuffixBase + long(Call.Length)});
+  }
+  for (const SourceSpan &Save : Model.SaveCalls) {
+    Plan[Save.File].push_back({Save.Offset, Save.Length, "skyline::rt::skipped_save", 0});
+    Notes.push_back(Save.File + ":" + std::to_string(Save.Line) +
+                    ": torch::save is a no-op in measured runs, so no checkpoint is "
+                    "overwritten");
+  }
+  return Plan;
+}
+
+llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
+                                                      llvm::StringRef WorkDir) {
+  InstrumentedProgram Program;
+  std::vector<std::string> Files = Model.Files;
+  for (const std::string &Source : Model.Sources)
+    if (std::find(Files.begin(), Files.end(), Source) == Files.end())
+      Files.push_back(Source);
+  Program.SourceRoot = commonDirectory(Files);
+  Program.MirrorRoot = (WorkDir + "/src").str();
+  auto Plan = planInsertions(Model, Program.Scopes, Program.Notes);
+
+  for (const std::string &File : Files) {
+    auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
+    if (!Buffer)
+      return llvm::createStringError(Buffer.getError(), "cannot read '%s': %s",
+                                     File.c_str(), Buffer.getError().message().c_str());
+    std::string Text = (*Buffer)->getBuffer().str();
+    if (auto It = Plan.find(File); It != Plan.end()) {
+      auto Rewritten = applyInsertions(Text, It->second);
+      if (!Rewritten)
+        return llvm::createStringError(std::errc::invalid_argument,
+                                       "cannot instrument '%s': %s", File.c_str(),
+                                       llvm::toString(Rewritten.takeError()).c_str());
+      Text = std::move(*Rewritten);
+    }
+    llvm::SmallString<256> Mirror(Program.MirrorRoot);
+    llvm::sys::path::append(Mirror, llvm::StringRef(File).drop_front(
+                                        Program.SourceRoot == "/" ? 0
+                                                                  : Program.SourceRoot.size()));
+    bool Changed = false;
+    if (llvm::Error E = writeIfChanged(Mirror, Text, Changed))
+      return std::move(E);
+    Program.FilesWritten += Changed;
+    Program.MirrorOf[File] = std::string(Mirror);
+  }
+  for (const std::string &Source : Model.Sources)
+    Program.Sources.push_back(Program.MirrorOf[Source]);
+
+  YAML::Emitter Table;
+  Table << YAML::BeginMap << YAML::Key << "scopes" << YAML::Value << YAML::BeginSeq;
+  for (const ScopeEntry &Scope : Program.Scopes)
+    Table << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << Scope.Id
+          << YAML::Key << "module" << YAML::Value << Scope.Module << YAML::Key << "file"
+          << YAML::Value << Scope.File << YAML::Key << "line" << YAML::Value << Scope.Line
+          << YAML::EndMap;
+  Table << YAML::EndSeq << YAML::EndMap;
+  bool Changed = false;
+  if (llvm::Error E =
+          writeIfChanged((WorkDir + "/scopes.yaml").str(), std::string(Table.c_str()) + "\n",
+                         Changed))
+    return std::move(E);
+  return Program;
+}
+
+} // namespace skyline

@@ -1,0 +1,132 @@
+// The rewrite: insertions compose around nested calls, line numbers do not
+// move, the batch-size override lands on the literal, and the user's files
+// are never written.
+
+#include "skyline/Instrument.h"
+
+#include "FrontendTestUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace skyline;
+
+namespace {
+
+TEST(InstrumentTest, NestedCallsCompose) {
+  std::string Text = "y = drop(fc(x));";
+  // drop(...) at 4, length 11; fc(x) at 9, length 5.
+  std::vector<Insertion> Edits = {
+      {9, 0, "[", -5}, {14, 0, "]", -(1L << 40) + 5},
+      {4, 0, "<", -11}, {15, 0, ">", -(1L << 40) + 11}};
+  auto Out = applyInsertions(Text, Edits);
+  ASSERT_TRUE(bool(Out));
+  EXPECT_EQ(*Out, "y = <drop([fc(x)])>;");
+}
+
+TEST(InstrumentTest, SameOffsetClosesInnerThenOpensOuter) {
+  auto Out = applyInsertions("ab", {{1, 0, "P2", -2}, {1, 0, "S1", -(1L << 40) + 1},
+                                    {1, 0, "P9", -9}, {1, 0, "S3", -(1L << 40) + 3}});
+  ASSERT_TRUE(bool(Out));
+  EXPECT_EQ(*Out, "aS1S3P9P2b");
+}
+
+TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
+  auto Out = applyInsertions("abcdef", {{1, 3, "X", 0}, {2, 0, "Y", 0}});
+  ASSERT_FALSE(bool(Out));
+  llvm::consumeError(Out.takeError());
+}
+
+class InstrumentProgramTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-instrument", Dir));
+    Source = (Dir + "/project/train.cpp").str();
+    llvm::sys::fs::create_directories(Dir + "/project");
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Source, EC);
+    Out << Code;
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
+
+  ProgramModel analyzeFile() {
+    auto Model = analyzeCode(Code, {"-std=c++17", "-isystem", SKYLINE_TEST_INPUTS "/mock"},
+                             Source);
+    EXPECT_TRUE(bool(Model));
+    return Model ? std::move(*Model) : ProgramModel();
+  }
+
+  static constexpr const char *Code = R"cpp(#include <torch/torch.h>
+struct Config { static constexpr int64_t kBatch = 64; };
+struct Net : torch::nn::Module {
+  Net() : fc(register_module("fc", torch::nn::Linear(4, 4))),
+          drop(register_module("drop", torch::nn::Dropout(0.1))) {}
+  torch::Tensor forward(torch::Tensor x) { return drop->forward(fc->forward(x)); }
+  torch::nn::Linear fc;
+  torch::nn::Dropout drop;
+};
+int main() {
+  Net net;
+  torch::optim::SGD opt(net.parameters(), 0.1);
+  for (int i = 0; i < 3; ++i)
+    net.forward(torch::randn({Config::kBatch, 4})).mean().backward(), opt.step();
+  torch::save(net.parameters(), "net.pt");
+}
+)cpp";
+  llvm::SmallString<128> Dir;
+  std::string Source;
+};
+
+TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
+  ProgramModel Model = analyzeFile();
+  ASSERT_TRUE(Model.BatchSize);
+  auto Program = instrumentProgram(Model, (Dir + "/work").str());
+  ASSERT_TRUE(bool(Program)) << llvm::toString(Program.takeError());
+  EXPECT_EQ(Program->SourceRoot, (Dir + "/project").str());
+  ASSERT_EQ(Program->Sources.size(), 1u);
+  EXPECT_EQ(Program->Sources[0], (Dir + "/work/src/train.cpp").str());
+  auto Original = llvm::MemoryBuffer::getFile(Source);
+  EXPECT_EQ((*Original)->getBuffer(), Code) << "the user's file is untouched";
+
+  auto Mirror = llvm::MemoryBuffer::getFile(Program->Sources[0]);
+  ASSERT_TRUE(bool(Mirror));
+  std::string Text = (*Mirror)->getBuffer().str();
+  EXPECT_EQ(llvm::StringRef(Text).count('\n'), llvm::StringRef(Code).count('\n'))
+      << "insertions never add a line";
+  EXPECT_NE(Text.find("struct Config { static inline const int64_t kBatch = "
+                      "skyline::rt::batch_size(64); };"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("return skyline::rt::scoped(0, [&]() -> decltype(auto) { return "
+                      "drop->forward(skyline::rt::scoped(1, [&]() -> decltype(auto) { "
+                      "return fc->forward(x); })); });"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("for (int i = 0; i < 3; ++i)\n    { skyline::rt::iteration_begin(); "),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("opt.step(); }\n"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("skyline::rt::skipped_save(net.parameters(), \"net.pt\");"),
+            std::string::npos)
+      << Text;
+  ASSERT_EQ(Program->Scopes.size(), 3u);
+  EXPECT_EQ(Program->Scopes[0].Module, "drop");
+  EXPECT_EQ(Program->Scopes[1].Module, "fc");
+  EXPECT_EQ(Program->Scopes[2].Module, "net");
+  EXPECT_EQ(Program->FilesWritten, 1u);
+
+  // The rewritten copy compiles against the runtime header.
+  std::string Check = "clang++-19 -fsyntax-only -std=c++17 -isystem " SKYLINE_TEST_INPUTS
+                      "/mock -I " SKYLINE_INCLUDE_DIR
+                      " -include skyline/runtime/Runtime.h " +
+                      Program->Sources[0];
+  EXPECT_EQ(std::system(Check.c_str()), 0) << Check;
+
+  // Unchanged sources: nothing is written again (the build cache stays warm).
+  auto Again = instrumentProgram(Model, (Dir + "/work").str());
+  ASSERT_TRUE(bool(Again));
+  EXPECT_EQ(Again->FilesWritten, 0u);
+}
+
+} // namespace
