@@ -7,6 +7,8 @@
 #ifndef SKYLINE_DRIVER_H
 #define SKYLINE_DRIVER_H
 
+#include "skyline/Measure.h"
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,6 +39,12 @@ struct CommandLineOptions {
   std::optional<int64_t> SetBatchSize;
   std::string ExportFixes;
   std::string BatchSizeVar;
+  // The dynamic phase (without --analyze-only).
+  std::string WorkDir;    // default: <build dir>/skyline-work or ./skyline-work
+  std::string TorchDir;
+  std::vector<std::string> LinkArgs;
+  std::string Report;     // --report=FILE
+  MeasureOptions Measure; // budgets, runs, run dir and arguments, device
 };
 
 int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,

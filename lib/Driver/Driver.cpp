@@ -2,7 +2,10 @@
 
 #include "skyline/Driver.h"
 
+#include "skyline/Build.h"
 #include "skyline/CompilationSetup.h"
+#include "skyline/Instrument.h"
+#include "skyline/RunReport.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
 #include "skyline/ProgramModelYAML.h"
@@ -11,6 +14,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -99,6 +103,61 @@ std::string noBatchSizeMessage(const ProgramModel &Model, const CommandLineOptio
   return Message + "; name the variable, field or macro with --batch-size-var=NAME";
 }
 
+std::string defaultWorkDir(const CommandLineOptions &Options) {
+  llvm::SmallString<256> Dir(Options.WorkDir.empty()
+                                 ? (Options.BuildPath.empty() ? "skyline-work"
+                                                              : Options.BuildPath + "/skyline-work")
+                                 : Options.WorkDir);
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_dots(Dir, true);
+  return std::string(Dir);
+}
+
+/// Instrument, build and measure; the static model is already printed.
+int runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
+                    const clang::tooling::CompilationDatabase &Database,
+                    llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
+  std::string WorkDir = defaultWorkDir(Options);
+  auto Program = instrumentProgram(Model, WorkDir);
+  if (!Program) {
+    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Program.takeError()));
+    return ExitToolError;
+  }
+  for (const std::string &Note : Program->Notes)
+    ErrPrinter.printPlain(DiagLevel::Remark, Note);
+
+  BuildOptions Build{WorkDir, Options.TorchDir, Options.BuildPath, Options.LinkArgs};
+  auto Built = buildProgram(*Program, projectFlags(Database, Model, *Program), Build,
+                            llvm::errs());
+  if (!Built) {
+    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Built.takeError()));
+    return ExitToolError;
+  }
+
+  MeasureOptions Measure = Options.Measure;
+  Measure.WorkDir = WorkDir;
+  auto Measured = measure(Built->Executable, Model.BatchSize->Value, Measure, llvm::errs());
+  if (!Measured) {
+    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Measured.takeError()));
+    return ExitToolError;
+  }
+  Out << "\n";
+  printRunTable(*Measured, Out);
+  Out << llvm::format("time: build %.1f s%s, runs", Built->Seconds,
+                      Built->Recompiled ? "" : " (cached)");
+  double RunSeconds = 0;
+  for (const MeasuredRun &Run : Measured->Runs)
+    RunSeconds += Run.WallSeconds;
+  Out << llvm::format(" %.1f s; work directory %s\n", RunSeconds, WorkDir.c_str());
+  if (!Options.Report.empty())
+    if (llvm::Error E = writeFileAtomically(
+            Options.Report, runReportToYAML(Model, *Measured, Built->Seconds))) {
+      ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
+      return ExitToolError;
+    }
+  return ExitSuccess;
+}
+
 } // namespace
 
 int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
@@ -151,11 +210,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                     BatchSizeFix->Message, BatchSizeFix->Rule,
                     BatchSizeFix->Edits.front().Text);
   }
-  if (!Options.AnalyzeOnly)
-    ErrPrinter.printPlain(DiagLevel::Remark,
-                          "measurement (instrumented build and runs) is not part of "
-                          "this version; showing the static analysis");
-  return ExitSuccess;
+  if (Options.AnalyzeOnly)
+    return ExitSuccess;
+  return runDynamicPhase(Options, *Model, *Setup->Database, Out, ErrPrinter);
 }
 
 } // namespace skyline

@@ -87,11 +87,13 @@ c10::DataPtr MemoryTracker::allocate(size_t Bytes) {
   int64_t After = Live.fetch_add(int64_t(Bytes), std::memory_order_relaxed) + int64_t(Bytes);
   LivePerPhase[Header->AllocatedIn].fetch_add(int64_t(Bytes), std::memory_order_relaxed);
   recordPeak(After);
-  return {Header + 1, Header, &MemoryTracker::release, Device};
+  // The context is the data pointer itself, as raw_allocate() requires
+  // (oneDNN's convolutions allocate through it); release() finds the header.
+  return {Header + 1, Header + 1, &MemoryTracker::release, Device};
 }
 
-void MemoryTracker::release(void *Context) {
-  auto *Header = static_cast<BlockHeader *>(Context);
+void MemoryTracker::release(void *Data) {
+  auto *Header = static_cast<BlockHeader *>(Data) - 1;
   MemoryTracker &Tracker = *Singleton;
   Tracker.Live.fetch_sub(Header->Bytes, std::memory_order_relaxed);
   Tracker.LivePerPhase[Header->AllocatedIn].fetch_sub(Header->Bytes,

@@ -6,7 +6,7 @@ import lit.formats
 config.name = "skyline-check"
 config.test_format = lit.formats.ShTest(execute_external=False)
 config.suffixes = [".cpp", ".test"]
-config.excludes = ["Inputs"]
+config.excludes = ["Inputs", "check-backoff.py"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.skyline_obj_root, "test", "lit")
 

@@ -4,6 +4,7 @@
 #include "skyline/runtime/MemoryTracker.h"
 #include "skyline/runtime/TensorAccounting.h"
 
+#include <c10/core/CPUAllocator.h>
 #include <torch/torch.h>
 
 #include "gtest/gtest.h"
@@ -97,6 +98,23 @@ TEST_F(RuntimeMemoryTest, BudgetStopsTheAllocationThatCrossesIt) {
   EXPECT_THROW(torch::empty({1024}, torch::kFloat), std::bad_alloc);
   Tracker->setBudget(0, nullptr);
   EXPECT_NO_THROW(torch::empty({1024}, torch::kFloat));
+}
+
+} // namespace
+
+namespace {
+
+TEST_F(RuntimeMemoryTest, RawAllocationsAsOneDnnMakesThem) {
+  // Convolutions on the CPU allocate through raw_allocate(), which requires
+  // the context to be the data pointer.
+  int64_t Before = Tracker->liveBytes();
+  void *Raw = c10::GetCPUAllocator()->raw_allocate(4096);
+  EXPECT_EQ(Tracker->liveBytes() - Before, 4096);
+  c10::GetCPUAllocator()->raw_deallocate(Raw);
+  EXPECT_EQ(Tracker->liveBytes(), Before);
+  torch::nn::Conv2d Conv(torch::nn::Conv2dOptions(3, 8, 3));
+  auto Out = Conv->forward(torch::randn({2, 3, 16, 16}));
+  EXPECT_EQ(Out.size(1), 8);
 }
 
 } // namespace

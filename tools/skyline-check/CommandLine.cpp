@@ -46,6 +46,35 @@ po::options_description describeOptions() {
       ("batch-size-var", po::value<std::string>()->value_name("NAME"),
        "the variable, field (Struct::field) or macro that holds the training "
        "batch size, when it cannot be found from its uses");
+  po::options_description Measure("MEASUREMENT OPTIONS (without --analyze-only)");
+  Measure.add_options()
+      ("work-dir", po::value<std::string>()->value_name("DIR"),
+       "where the instrumented copy, its build and the run logs go "
+       "(default: <build dir>/skyline-work, else ./skyline-work)")
+      ("torch-dir", po::value<std::string>()->value_name("DIR"),
+       "LibTorch's CMake directory (default: Torch_DIR of the build dir's "
+       "CMakeCache.txt, else the one skyline-check was built with)")
+      ("link-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
+       "an extra library or linker flag for the instrumented program (repeatable)")
+      ("memory-budget", po::value<std::string>()->default_value("4GiB")->value_name("SIZE"),
+       "CPU memory a run may hold, like 512MiB or 8GiB; crossing it is an out-of-memory")
+      ("max-runs", po::value<unsigned>()->default_value(4)->value_name("N"),
+       "batch sizes to try: the declared one, then doubling toward the budget")
+      ("warmup", po::value<unsigned>()->default_value(2)->value_name("N"),
+       "iterations run before measuring")
+      ("iterations", po::value<unsigned>()->default_value(8)->value_name("N"),
+       "iterations measured per run")
+      ("run-timeout", po::value<unsigned>()->default_value(300)->value_name("SECONDS"),
+       "a run still going after this is stopped and reported")
+      ("run-dir", po::value<std::string>()->value_name("DIR"),
+       "the directory runs start in (default: the current one)")
+      ("run-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
+       "an argument for the program (repeatable)")
+      ("device", po::value<std::string>()->default_value("auto")->value_name("DEV"),
+       "auto, cpu (hides GPUs from the program) or cuda")
+      ("report", po::value<std::string>()->value_name("FILE"),
+       "write the measured runs as YAML (docs/report.md)");
+  Options.add(Measure);
   return Options;
 }
 
@@ -125,6 +154,38 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   }
   if (Values.count("batch-size-var"))
     Options.BatchSizeVar = Values["batch-size-var"].as<std::string>();
+  auto Text = [&](const char *Name) {
+    return Values.count(Name) ? Values[Name].as<std::string>() : std::string();
+  };
+  auto Texts = [&](const char *Name) {
+    return Values.count(Name) ? Values[Name].as<std::vector<std::string>>()
+                              : std::vector<std::string>();
+  };
+  Options.WorkDir = Text("work-dir");
+  Options.TorchDir = Text("torch-dir");
+  Options.LinkArgs = Texts("link-arg");
+  Options.Report = Text("report");
+  MeasureOptions &Measure = Options.Measure;
+  std::optional<int64_t> Budget = parseByteSize(Text("memory-budget"));
+  if (!Budget || *Budget <= 0)
+    return UsageError{"--memory-budget '" + Text("memory-budget") +
+                      "' is not a size (like 512MiB or 8GiB)"};
+  Measure.MemoryBudget = *Budget;
+  Measure.MaxRuns = Values["max-runs"].as<unsigned>();
+  Measure.Warmup = Values["warmup"].as<unsigned>();
+  Measure.Iterations = Values["iterations"].as<unsigned>();
+  Measure.RunTimeoutSeconds = Values["run-timeout"].as<unsigned>();
+  if (Measure.MaxRuns == 0 || Measure.Iterations == 0)
+    return UsageError{"--max-runs and --iterations must be at least 1"};
+  Measure.RunDir = Text("run-dir");
+  Measure.RunArgs = Texts("run-arg");
+  std::string Device = Text("device");
+  if (Device == "cpu")
+    Measure.Device = DeviceChoice::CPU;
+  else if (Device == "cuda")
+    Measure.Device = DeviceChoice::CUDA;
+  else if (Device != "auto")
+    return UsageError{"unknown --device '" + Device + "' (expected auto, cpu or cuda)"};
   return Options;
 }
 

@@ -40,6 +40,7 @@ public:
   void uninstall();
 
   c10::DataPtr allocate(size_t Bytes) override;
+  c10::DeleterFnPtr raw_deleter() const override { return &MemoryTracker::release; }
   void copy_data(void *Dest, const void *Src, std::size_t Count) const override;
 
   void setPhase(Phase P) { CurrentPhase.store(uint8_t(P), std::memory_order_relaxed); }
@@ -58,7 +59,7 @@ public:
 
 private:
   MemoryTracker() = default;
-  static void release(void *Context);
+  static void release(void *Data);
   void recordPeak(int64_t NowLive);
 
   c10::Allocator *Base = nullptr;

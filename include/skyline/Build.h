@@ -1,0 +1,66 @@
+//===- Build.h - Building the instrumented program --------------*- C++ -*-===//
+//
+// The third stage: a generated CMake + Ninja project in the work directory
+// that compiles the mirrored sources with the program's own flags (from the
+// compilation database, the mirror's include paths first) and skyline's
+// runtime sources, against the user's LibTorch. Ninja's own dependency
+// tracking is the cache: unchanged sources compile nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_BUILD_H
+#define SKYLINE_BUILD_H
+
+#include "skyline/Instrument.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace clang::tooling {
+class CompilationDatabase;
+} // namespace clang::tooling
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace skyline {
+
+struct BuildOptions {
+  std::string WorkDir;
+  std::string TorchDir;  // --torch-dir; empty: the build dir's, else ours
+  std::string BuildPath; // the user's -p directory, for its CMakeCache.txt
+  std::vector<std::string> LinkArgs;
+};
+
+struct BuiltProgram {
+  std::string Executable;
+  std::string TorchDir;
+  bool Recompiled = false; // false: everything came from the cache
+  double Seconds = 0;
+};
+
+/// The flags of the generated project, from the sources' compile commands.
+struct ProjectFlags {
+  std::vector<std::string> MirrorIncludes; // -I dirs mapped into the mirror
+  std::vector<std::string> Includes;       // other -I dirs
+  std::vector<std::string> SystemIncludes; // -isystem dirs
+  std::vector<std::string> Definitions;    // NAME or NAME=value
+  std::string Standard = "17";
+};
+ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
+                          const ProgramModel &Model, const InstrumentedProgram &Program);
+
+/// LibTorch's CMake directory: Explicit, else Torch_DIR of BuildPath's
+/// CMakeCache.txt, else the one skyline-check was built with.
+llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit, llvm::StringRef BuildPath);
+
+llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
+                                          const ProjectFlags &Flags,
+                                          const BuildOptions &Options,
+                                          llvm::raw_ostream &Progress);
+
+} // namespace skyline
+
+#endif // SKYLINE_BUILD_H

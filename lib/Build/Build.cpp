@@ -1,0 +1,215 @@
+//===- Build.cpp - Building the instrumented program ----------------------===//
+
+#include "skyline/Build.h"
+
+#include "skyline/Config.h"
+#include "skyline/FixExport.h"
+#include "skyline/Process.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <set>
+
+namespace skyline {
+namespace {
+
+void addUnique(std::vector<std::string> &To, const std::string &Value) {
+  if (std::find(To.begin(), To.end(), Value) == To.end())
+    To.push_back(Value);
+}
+
+std::string absoluteIn(llvm::StringRef Directory, llvm::StringRef Path) {
+  llvm::SmallString<256> Result(Path);
+  if (!llvm::sys::path::is_absolute(Result)) {
+    Result = Directory;
+    llvm::sys::path::append(Result, Path);
+  }
+  llvm::sys::path::remove_dots(Result, true);
+  return std::string(Result);
+}
+
+/// CMake's quoting for a string in the generated CMakeLists.txt.
+std::string quoted(llvm::StringRef Text) {
+  std::string Out = "\"";
+  for (char C : Text) {
+    if (C == '"' || C == '\\' || C == '$')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+std::string list(const std::vector<std::string> &Items) {
+  std::string Out;
+  for (const std::string &Item : Items)
+    Out += "\n  " + quoted(Item);
+  return Out;
+}
+
+std::string readFile(llvm::StringRef Path) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  return Buffer ? (*Buffer)->getBuffer().str() : "";
+}
+
+/// Compiler output with the mirror's paths turned back into the user's.
+std::string mapToOriginal(std::string Text, const InstrumentedProgram &Program) {
+  std::string From = Program.MirrorRoot, To = Program.SourceRoot == "/" ? "" : Program.SourceRoot;
+  for (size_t At = Text.find(From); At != std::string::npos;
+       At = Text.find(From, At + To.size()))
+    Text.replace(At, From.size(), To);
+  return Text;
+}
+
+} // namespace
+
+ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
+                          const ProgramModel &Model, const InstrumentedProgram &Program) {
+  ProjectFlags Flags;
+  for (const std::string &Source : Model.Sources)
+    for (const clang::tooling::CompileCommand &Command : DB.getCompileCommands(Source)) {
+      const auto &Args = Command.CommandLine;
+      for (size_t I = 1; I < Args.size(); ++I) {
+        llvm::StringRef Arg = Args[I];
+        auto Value = [&](llvm::StringRef Flag) -> std::string {
+          if (Arg == Flag && I + 1 < Args.size())
+            return Args[++I];
+          return Arg.drop_front(Flag.size()).str();
+        };
+        if (Arg.starts_with("-I")) {
+          std::string Dir = absoluteIn(Command.Directory, Value("-I"));
+          llvm::StringRef DirRef(Dir);
+          if (Program.SourceRoot != "/" && (DirRef == Program.SourceRoot ||
+                                            DirRef.starts_with(Program.SourceRoot + "/")))
+            addUnique(Flags.MirrorIncludes,
+                      Program.MirrorRoot + DirRef.drop_front(Program.SourceRoot.size()).str());
+          addUnique(Flags.Includes, Dir);
+        } else if (Arg.starts_with("-isystem")) {
+          addUnique(Flags.SystemIncludes, absoluteIn(Command.Directory, Value("-isystem")));
+        } else if (Arg.starts_with("-D")) {
+          addUnique(Flags.Definitions, Value("-D"));
+        } else if (Arg.starts_with("-std=")) {
+          llvm::StringRef Std = Arg.drop_front(5);
+          for (llvm::StringRef Prefix : {"gnu++", "c++"})
+            if (Std.consume_front(Prefix))
+              Flags.Standard = Std.str();
+        }
+      }
+    }
+  // The program's own directories first, so no original header is read.
+  for (const auto &[Original, Mirror] : Program.MirrorOf) {
+    (void)Original;
+    addUnique(Flags.MirrorIncludes, llvm::sys::path::parent_path(Mirror).str());
+  }
+  return Flags;
+}
+
+llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit, llvm::StringRef BuildPath) {
+  auto Usable = [](llvm::StringRef Dir) {
+    return llvm::sys::fs::exists(Dir + "/TorchConfig.cmake");
+  };
+  if (!Explicit.empty()) {
+    if (Usable(Explicit))
+      return Explicit.str();
+    return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                   "--torch-dir '%s' holds no TorchConfig.cmake",
+                                   Explicit.str().c_str());
+  }
+  if (!BuildPath.empty()) {
+    std::string Cache = readFile((BuildPath + "/CMakeCache.txt").str());
+    for (llvm::StringRef Line : llvm::split(Cache, '\n'))
+      if (Line.consume_front("Torch_DIR:PATH=") && Usable(Line.trim()))
+        return Line.trim().str();
+  }
+  if (Usable(SKYLINE_TORCH_DIR))
+    return std::string(SKYLINE_TORCH_DIR);
+  return llvm::createStringError(
+      std::errc::no_such_file_or_directory,
+      "no LibTorch found: the build directory's CMakeCache.txt names no Torch_DIR and "
+      "skyline-check was built without one; give --torch-dir=DIR/share/cmake/Torch");
+}
+
+llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
+                                          const ProjectFlags &Flags,
+                                          const BuildOptions &Options,
+                                          llvm::raw_ostream &Progress) {
+  auto TorchDir = findTorchDir(Options.TorchDir, Options.BuildPath);
+  if (!TorchDir)
+    return TorchDir.takeError();
+
+  std::vector<std::string> Sources = Program.Sources;
+  for (const char *Runtime : {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp"})
+    Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime);
+  std::string Project;
+  llvm::raw_string_ostream Out(Project);
+  Out << "# Generated by skyline-check: the instrumented copy of the program.\n"
+      << "cmake_minimum_required(VERSION 3.18)\nproject(skyline_instrumented CXX)\n"
+      << "find_package(Torch REQUIRED)\n"
+      << "add_executable(skyline_instrumented" << list(Sources) << ")\n"
+      << "target_include_directories(skyline_instrumented BEFORE PRIVATE"
+      << list(Flags.MirrorIncludes) << ")\n"
+      << "target_include_directories(skyline_instrumented PRIVATE "
+      << quoted(SKYLINE_INCLUDE_DIR) << list(Flags.Includes) << ")\n";
+  if (!Flags.SystemIncludes.empty())
+    Out << "target_include_directories(skyline_instrumented SYSTEM PRIVATE"
+        << list(Flags.SystemIncludes) << ")\n";
+  if (!Flags.Definitions.empty())
+    Out << "target_compile_definitions(skyline_instrumented PRIVATE"
+        << list(Flags.Definitions) << ")\n";
+  Out << "target_compile_options(skyline_instrumented PRIVATE -include "
+         "skyline/runtime/Runtime.h)\n"
+      << "target_link_libraries(skyline_instrumented \"${TORCH_LIBRARIES}\""
+      << list(Options.LinkArgs) << ")\n"
+      << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
+      << Flags.Standard << ")\n";
+
+  std::string ProjectDir = Options.WorkDir + "/project";
+  std::string BuildDir = Options.WorkDir + "/build";
+  std::string Log = Options.WorkDir + "/build.log";
+  llvm::sys::fs::create_directories(BuildDir);
+  llvm::sys::fs::create_directories(ProjectDir);
+  bool Changed = Project != readFile(ProjectDir + "/CMakeLists.txt");
+  if (Changed)
+    if (llvm::Error E = writeFileAtomically(ProjectDir + "/CMakeLists.txt", Project))
+      return std::move(E);
+
+  BuiltProgram Built;
+  Built.TorchDir = *TorchDir;
+  if (Changed || !llvm::sys::fs::exists(BuildDir + "/build.ninja")) {
+    Progress << "skyline-check: configuring the instrumented build\n";
+    ProcessResult Configure = runProcess(
+        {"cmake", "-S", ProjectDir, "-B", BuildDir, "-G", "Ninja",
+         "-DCMAKE_BUILD_TYPE=Release", "-DTorch_DIR=" + *TorchDir},
+        "", {}, Log, 600);
+    Built.Seconds += Configure.Seconds;
+    if (Configure.ExitCode != 0)
+      return llvm::createStringError(std::errc::invalid_argument,
+                                     "configuring the instrumented build failed (log: %s):\n%s",
+                                     Log.c_str(), tailOfFile(Log, 15).c_str());
+  }
+  Progress << "skyline-check: building the instrumented program\n";
+  ProcessResult Compile = runProcess({"ninja", "-C", BuildDir}, "", {}, Log, 3600);
+  Built.Seconds += Compile.Seconds;
+  std::string Output = readFile(Log);
+  if (Compile.ExitCode != 0) {
+    std::string Errors;
+    std::string Mapped = mapToOriginal(Output, Program);
+    for (llvm::StringRef Line : llvm::split(Mapped, '\n'))
+      if (Line.contains("error:") || Line.contains("note:"))
+        Errors += Line.str() + "\n";
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "the instrumented program does not build (log: %s):\n%s",
+                                   Log.c_str(), Errors.empty() ? tailOfFile(Log, 20).c_str()
+                                                               : Errors.c_str());
+  }
+  Built.Recompiled = Output.find("no work to do") == std::string::npos;
+  Built.Executable = BuildDir + "/skyline_instrumented";
+  return Built;
+}
+
+} // namespace skyline

@@ -1,0 +1,88 @@
+//===- RunReport.cpp - Measured runs as a table and as YAML ---------------===//
+
+#include "skyline/RunReport.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace skyline {
+
+void printRunTable(const Measurement &M, llvm::raw_ostream &OS) {
+  OS << "device: " << M.DeviceType << ", memory budget "
+     << llvm::format("%.1f MiB", double(M.MemoryCapacityBytes) / 1048576.0) << "\n";
+  OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak memory\n";
+  for (const MeasuredRun &Run : M.Runs) {
+    if (Run.OutOfMemory) {
+      OS << llvm::format("%10lld", (long long)Run.BatchSize)
+         << "          -  out of memory (the run crossed the budget)\n";
+      continue;
+    }
+    std::string Time = llvm::formatv("{0:F2} ± {1:F2}", Run.IterationMs.Median,
+                                     Run.IterationMs.Stddev)
+                           .str();
+    OS << llvm::format("%10lld %10u %28s %12.1f %10.1f MiB\n", (long long)Run.BatchSize,
+                       Run.Iterations, Time.c_str(), Run.Throughput,
+                       double(Run.PeakBytes) / 1048576.0);
+  }
+  for (const std::string &Problem : M.Problems)
+    OS << "skyline-check: warning: " << Problem << "\n";
+}
+
+std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
+                            double BuildSeconds) {
+  YAML::Emitter Out;
+  Out.SetDoublePrecision(6);
+  Out << YAML::BeginMap;
+  Out << YAML::Key << "schema_version" << YAML::Value << 1;
+  if (Model.BatchSize) {
+    Out << YAML::Key << "batch_size" << YAML::Value << YAML::BeginMap;
+    Out << YAML::Key << "name" << YAML::Value << Model.BatchSize->Name;
+    Out << YAML::Key << "value" << YAML::Value << Model.BatchSize->Value;
+    Out << YAML::Key << "file" << YAML::Value << Model.BatchSize->Literal.File;
+    Out << YAML::Key << "line" << YAML::Value << Model.BatchSize->Literal.Line;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
+  Out << YAML::Key << "type" << YAML::Value << M.DeviceType;
+  Out << YAML::Key << "name" << YAML::Value << (M.DeviceType == "cpu" ? "CPU" : M.DeviceType);
+  Out << YAML::Key << "memory_capacity_bytes" << YAML::Value << M.MemoryCapacityBytes;
+  Out << YAML::EndMap;
+  Out << YAML::Key << "time" << YAML::Value << YAML::BeginMap;
+  Out << YAML::Key << "build_seconds" << YAML::Value << BuildSeconds;
+  double RunSeconds = 0;
+  for (const MeasuredRun &Run : M.Runs)
+    RunSeconds += Run.WallSeconds;
+  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds << YAML::EndMap;
+  Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
+  for (const MeasuredRun &Run : M.Runs) {
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "batch_size" << YAML::Value << Run.BatchSize;
+    Out << YAML::Key << "oom" << YAML::Value << Run.OutOfMemory;
+    Out << YAML::Key << "iterations" << YAML::Value << Run.Iterations;
+    Out << YAML::Key << "iteration_ms" << YAML::Value << YAML::Flow << YAML::BeginMap
+        << YAML::Key << "median" << YAML::Value << Run.IterationMs.Median << YAML::Key
+        << "mean" << YAML::Value << Run.IterationMs.Mean << YAML::Key << "stddev"
+        << YAML::Value << Run.IterationMs.Stddev << YAML::Key << "min" << YAML::Value
+        << Run.IterationMs.Min << YAML::Key << "max" << YAML::Value << Run.IterationMs.Max
+        << YAML::EndMap;
+    Out << YAML::Key << "throughput" << YAML::Value << Run.Throughput;
+    Out << YAML::Key << "peak_bytes" << YAML::Value << Run.PeakBytes;
+    Out << YAML::Key << "peak_bytes_by_phase" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
+      Out << YAML::Key << Phase << YAML::Value << Bytes;
+    Out << YAML::EndMap;
+    Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "problems" << YAML::Value << YAML::BeginSeq;
+  for (const std::string &Problem : M.Problems)
+    Out << Problem;
+  Out << YAML::EndSeq << YAML::EndMap;
+  return std::string(Out.c_str()) + "\n";
+}
+
+} // namespace skyline
