@@ -15,12 +15,14 @@ namespace skyline::frontend {
 std::string TUContext::fileOf(SourceLocation Loc) const {
   FileID FID = SM.getFileID(SM.getFileLoc(Loc));
   OptionalFileEntryRef Entry = SM.getFileEntryRefForID(FID);
-  if (!Entry)
-    return "<unknown>";
-  llvm::SmallString<256> Path(Entry->getName());
-  llvm::sys::fs::make_absolute(Path);
-  llvm::sys::path::remove_dots(Path, /*remove_dot_dot=*/true);
-  return std::string(Path);
+  return Entry ? normalizedPath(Entry->getName()) : "<unknown>";
+}
+
+std::string normalizedPath(llvm::StringRef Path) {
+  llvm::SmallString<256> Result(Path);
+  llvm::sys::fs::make_absolute(Result);
+  llvm::sys::path::remove_dots(Result, /*remove_dot_dot=*/true);
+  return std::string(Result);
 }
 
 unsigned TUContext::lineOf(SourceLocation Loc) const {
@@ -99,31 +101,40 @@ const Stmt *TUContext::semanticParent(const Stmt *S) const {
   }
 }
 
-const Stmt *TUContext::enclosingLoop(const Stmt *S) const {
+/// The first ancestor of S for which Visit returns true, or a null node
+/// when Visit stops the walk (returns std::nullopt) or the root is reached.
+template <typename VisitorT>
+static DynTypedNode findAncestor(ASTContext &Ctx, const Stmt *S, VisitorT Visit) {
   DynTypedNode Node = DynTypedNode::create(*S);
   while (true) {
     auto Parents = Ctx.getParents(Node);
     if (Parents.empty())
-      return nullptr;
+      return {};
     Node = Parents[0];
-    if (Node.get<FunctionDecl>() || Node.get<LambdaExpr>())
-      return nullptr;
-    if (const Stmt *P = Node.get<Stmt>())
-      if (isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(P))
-        return P;
+    std::optional<bool> Found = Visit(Node);
+    if (!Found)
+      return {};
+    if (*Found)
+      return Node;
   }
 }
 
+const Stmt *TUContext::enclosingLoop(const Stmt *S) const {
+  return findAncestor(Ctx, S, [](const DynTypedNode &Node) -> std::optional<bool> {
+           if (Node.get<FunctionDecl>() || Node.get<LambdaExpr>())
+             return std::nullopt; // loops outside the function do not count
+           const Stmt *P = Node.get<Stmt>();
+           return P && isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(P);
+         })
+      .get<Stmt>();
+}
+
 const FunctionDecl *TUContext::enclosingFunction(const Stmt *S) const {
-  DynTypedNode Node = DynTypedNode::create(*S);
-  while (true) {
-    auto Parents = Ctx.getParents(Node);
-    if (Parents.empty())
-      return nullptr;
-    Node = Parents[0];
-    if (const auto *FD = Node.get<FunctionDecl>())
-      return FD;
-  }
+  return findAncestor(Ctx, S,
+                      [](const DynTypedNode &Node) -> std::optional<bool> {
+                        return Node.get<FunctionDecl>() != nullptr;
+                      })
+      .get<FunctionDecl>();
 }
 
 const Expr *stripValueWrappers(const Expr *E) {

@@ -66,6 +66,9 @@ public:
   }
 };
 
+/// Path made absolute, with `.` and `..` removed: how the model names files.
+std::string normalizedPath(llvm::StringRef Path);
+
 /// Strips parens, implicit casts, temporaries and conversions that keep the
 /// value (SymInt(b), static_cast<int64_t>(b)).
 const clang::Expr *stripValueWrappers(const clang::Expr *E);

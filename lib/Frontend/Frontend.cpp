@@ -91,12 +91,8 @@ public:
                    SrcMgr::CharacteristicKind Kind, FileID) override {
     if (Reason != EnterFile || Kind != SrcMgr::C_User)
       return;
-    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc))) {
-      llvm::SmallString<256> Path(Entry->getName());
-      llvm::sys::fs::make_absolute(Path);
-      llvm::sys::path::remove_dots(Path, true);
-      Files.insert(std::string(Path));
-    }
+    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
+      Files.insert(normalizedPath(Entry->getName()));
   }
 
 private:
@@ -398,12 +394,8 @@ void mergeLoops(const Collected &In, ProgramModel &Model) {
 ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
                    const FrontendOptions &Options) {
   ProgramModel Model;
-  for (const std::string &Source : Sources) {
-    llvm::SmallString<256> Path(Source);
-    llvm::sys::fs::make_absolute(Path);
-    llvm::sys::path::remove_dots(Path, true);
-    Model.Sources.push_back(std::string(Path));
-  }
+  for (const std::string &Source : Sources)
+    Model.Sources.push_back(normalizedPath(Source));
   ModuleMerger(In.Modules).emit(Model);
   // A name the user gave that matches nothing is an answer too: no guessing.
   mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
