@@ -49,6 +49,9 @@ struct MeasuredRun {
   double Throughput = 0;
   int64_t PeakBytes = 0;
   std::vector<std::pair<std::string, int64_t>> PeakBytesByPhase;
+  /// weights, gradients, optimizer_state, activations, data, temporaries,
+  /// untracked: the peak by kind, in that order.
+  std::vector<std::pair<std::string, int64_t>> Memory;
   double WallSeconds = 0;
   std::string Log;
 };

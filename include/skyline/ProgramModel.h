@@ -107,6 +107,8 @@ struct OptimizerSite {
   std::string Type; // torch::optim::Adam
   std::string File;
   unsigned Line = 0;
+  /// Just past the `;` of its declaration: where a run starts tracking it.
+  unsigned DeclarationEnd = 0;
   /// The learning-rate literal when the options name one (SGDOptions(0.01)).
   std::optional<SourceSpan> LearningRate;
   std::string LearningRateText;
@@ -116,6 +118,8 @@ struct CallSite {
   std::string File;
   unsigned Line = 0;
   unsigned Column = 0;
+  unsigned Offset = 0; // of the whole call expression
+  unsigned Length = 0;
 };
 
 /// The loop one pass of which is one training iteration.

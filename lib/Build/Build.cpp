@@ -143,7 +143,8 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
     return TorchDir.takeError();
 
   std::vector<std::string> Sources = Program.Sources;
-  for (const char *Runtime : {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp"})
+  for (const char *Runtime :
+       {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp", "TensorAccounting.cpp"})
     Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime);
   std::string Project;
   llvm::raw_string_ostream Out(Project);

@@ -48,7 +48,9 @@ void emitCalls(YAML::Emitter &Out, const char *Key, const std::vector<CallSite> 
   for (const CallSite &Call : Calls)
     Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
         << Call.File << YAML::Key << "line" << YAML::Value << Call.Line
-        << YAML::Key << "column" << YAML::Value << Call.Column << YAML::EndMap;
+        << YAML::Key << "column" << YAML::Value << Call.Column << YAML::Key << "offset"
+        << YAML::Value << Call.Offset << YAML::Key << "length" << YAML::Value
+        << Call.Length << YAML::EndMap;
   Out << YAML::EndSeq;
 }
 
@@ -68,6 +70,7 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
     Out << YAML::Key << "type" << YAML::Value << Opt.Type;
     Out << YAML::Key << "file" << YAML::Value << Opt.File;
     Out << YAML::Key << "line" << YAML::Value << Opt.Line;
+    Out << YAML::Key << "declaration_end" << YAML::Value << Opt.DeclarationEnd;
     if (Opt.LearningRate) {
       Out << YAML::Key << "learning_rate" << YAML::Value << YAML::BeginMap;
       Out << YAML::Key << "text" << YAML::Value << Opt.LearningRateText;
@@ -124,7 +127,8 @@ std::vector<CallSite> readCalls(const YAML::Node &Node) {
   std::vector<CallSite> Calls;
   for (const YAML::Node &Call : Node)
     Calls.push_back({get<std::string>(Call, "file"), get<unsigned>(Call, "line"),
-                     get<unsigned>(Call, "column")});
+                     get<unsigned>(Call, "column"), get<unsigned>(Call, "offset"),
+                     get<unsigned>(Call, "length")});
   return Calls;
 }
 
@@ -140,7 +144,7 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   for (const YAML::Node &Opt : Node["optimizers"]) {
     OptimizerSite Site{get<std::string>(Opt, "name"), get<std::string>(Opt, "type"),
                        get<std::string>(Opt, "file"), get<unsigned>(Opt, "line"),
-                       std::nullopt, ""};
+                       get<unsigned>(Opt, "declaration_end"), std::nullopt, ""};
     if (const YAML::Node Rate = Opt["learning_rate"]) {
       Site.LearningRate = readSpan(Rate);
       Site.LearningRateText = get<std::string>(Rate, "text");

@@ -117,6 +117,13 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
   Site.File = TU.fileOf(Var->getLocation());
   Site.Line = TU.lineOf(Var->getLocation());
   findLearningRate(TU, Var->getInit(), Site);
+  auto Parents = TU.Ctx.getParents(*Var);
+  if (!Parents.empty())
+    if (const auto *Declaration = Parents[0].get<DeclStmt>();
+        Declaration && !Declaration->getEndLoc().isMacroID()) {
+      SourceSpan Semicolon = TU.tokenSpan(Declaration->getEndLoc());
+      Site.DeclarationEnd = Semicolon.Offset + Semicolon.Length;
+    }
   return Site;
 }
 
@@ -133,8 +140,9 @@ const Stmt *loopBody(const Stmt *Loop) {
 }
 
 CallSite callSite(const TUContext &TU, const CallExpr *Call) {
+  SourceSpan Span = TU.spanOf(Call->getSourceRange());
   return {TU.fileOf(Call->getBeginLoc()), TU.lineOf(Call->getBeginLoc()),
-          TU.columnOf(Call->getBeginLoc())};
+          TU.columnOf(Call->getBeginLoc()), Span.Offset, Span.Length};
 }
 
 std::string functionName(const TUContext &TU, const Stmt *S) {

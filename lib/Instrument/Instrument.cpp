@@ -40,6 +40,21 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
 }
 
 void planLoop(const TrainingLoop &Loop, std::map<std::string, std::vector<Insertion>> &Plan) {
+  // step() runs in the optimizer phase; the optimizers' tensors are counted
+  // as weights, gradients and optimizer state.
+  for (const CallSite &Step : Loop.StepCalls) {
+    auto &StepEdits = Plan[Step.File];
+    StepEdits.push_back({Step.Offset, 0,
+                         "skyline::rt::optimizer_step([&]() -> decltype(auto) { return ",
+                         -long(Step.Length)});
+    StepEdits.push_back({Step.Offset + Step.Length, 0, "; })",
+                         SuffixBase + long(Step.Length)});
+  }
+  for (const OptimizerSite &Optimizer : Loop.Optimizers)
+    if (Optimizer.DeclarationEnd)
+      Plan[Optimizer.File].push_back({Optimizer.DeclarationEnd, 0,
+                                      " skyline::rt::track_optimizer(" + Optimizer.Name + ");",
+                                      0});
   auto &Edits = Plan[Loop.File];
   if (Loop.BodyIsCompound) {
     Edits.push_back({Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});

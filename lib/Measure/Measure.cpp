@@ -81,6 +81,10 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     for (const auto &Phase : Root["peak_bytes_by_phase"])
       Run.PeakBytesByPhase.push_back(
           {Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
+    for (const char *Kind : {"weights", "gradients", "optimizer_state", "activations",
+                             "data", "temporaries", "untracked"})
+      if (Root["memory"] && Root["memory"][Kind])
+        Run.Memory.push_back({Kind, Root["memory"][Kind].as<int64_t>()});
     return Run;
   } catch (const YAML::Exception &E) {
     return llvm::createStringError(std::errc::invalid_argument,

@@ -27,6 +27,16 @@ void printRunTable(const Measurement &M, llvm::raw_ostream &OS) {
                        Run.Iterations, Time.c_str(), Run.Throughput,
                        double(Run.PeakBytes) / 1048576.0);
   }
+  // The memory at the peak of the last run that fit, by kind.
+  for (auto It = M.Runs.rbegin(); It != M.Runs.rend(); ++It) {
+    if (It->OutOfMemory || It->Memory.empty())
+      continue;
+    OS << "peak memory at batch size " << It->BatchSize << ":";
+    for (const auto &[Kind, Bytes] : It->Memory)
+      OS << llvm::format(" %s %.1f MiB", Kind.c_str(), double(Bytes) / 1048576.0);
+    OS << "\n";
+    break;
+  }
   for (const std::string &Problem : M.Problems)
     OS << "skyline-check: warning: " << Problem << "\n";
 }
@@ -70,6 +80,10 @@ std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
         << YAML::EndMap;
     Out << YAML::Key << "throughput" << YAML::Value << Run.Throughput;
     Out << YAML::Key << "peak_bytes" << YAML::Value << Run.PeakBytes;
+    Out << YAML::Key << "memory" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto &[Kind, Bytes] : Run.Memory)
+      Out << YAML::Key << Kind << YAML::Value << Bytes;
+    Out << YAML::EndMap;
     Out << YAML::Key << "peak_bytes_by_phase" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
       Out << YAML::Key << Phase << YAML::Value << Bytes;

@@ -28,6 +28,22 @@ Summary summarize(std::vector<double> Values) {
   return S;
 }
 
+RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights, int64_t Gradients,
+                               int64_t OptimizerState) {
+  auto At = [&](Phase P) { return AtPeak[size_t(P)]; };
+  RunResult::Breakdown B;
+  int64_t Construction = At(Phase::Construction);
+  int64_t Training = At(Phase::Backward) + At(Phase::Optimizer);
+  B.Weights = std::min(Weights, Construction);
+  B.Untracked = Construction - B.Weights; // e.g. a dataset held in memory
+  B.Gradients = std::min(Gradients, Training);
+  B.OptimizerState = std::min(OptimizerState, Training - B.Gradients);
+  B.Temporaries = Training - B.Gradients - B.OptimizerState;
+  B.Data = At(Phase::Data);
+  B.Activations = At(Phase::Forward);
+  return B;
+}
+
 bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::string Temp = Path + ".tmp";
   std::FILE *Out = std::fopen(Temp.c_str(), "w");
@@ -48,6 +64,13 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   for (size_t I = 0; I < NumPhases; ++I)
     std::fprintf(Out, "  %s: %lld\n", phaseName(Phase(I)),
                  static_cast<long long>(R.PeakByPhase[I]));
+  const RunResult::Breakdown &M = R.Memory;
+  std::fprintf(Out,
+               "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
+               "activations: %lld, data: %lld, temporaries: %lld, untracked: %lld}\n",
+               (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
+               (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
+               (long long)M.Untracked);
   bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
   Ok = std::fclose(Out) == 0 && Ok;
   return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;

@@ -15,9 +15,14 @@
 #include "skyline/runtime/Runtime.h"
 #include "skyline/runtime/MemoryTracker.h"
 #include "skyline/runtime/RunResult.h"
+#include "skyline/runtime/TensorAccounting.h"
+
+#include <ATen/record_function.h>
+#include <torch/optim/optimizer.h>
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -82,6 +87,35 @@ int64_t nowNs() {
       .count();
 }
 
+/// The optimizers of the program (a GAN has two); fixed, so tracking one
+/// allocates nothing.
+struct TrackedOptimizers {
+  std::array<const torch::optim::Optimizer *, 8> List{};
+  size_t Count = 0;
+} Optimizers;
+
+std::atomic<bool> InOptimizerStep{false};
+
+/// RecordFunction start callback for backward ops: what they allocate is
+/// gradients or temporaries, not activations.
+std::unique_ptr<at::ObserverContext> onBackwardOp(const at::RecordFunction &) {
+  if (!InOptimizerStep.load(std::memory_order_relaxed))
+    MemoryTracker::install().setPhase(Phase::Backward);
+  return nullptr;
+}
+
+RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak) {
+  std::vector<at::Tensor> Parameters, State;
+  for (size_t I = 0; I < Optimizers.Count; ++I) {
+    for (const auto &Group : Optimizers.List[I]->param_groups())
+      Parameters.insert(Parameters.end(), Group.params().begin(), Group.params().end());
+    auto OptimizerState = optimizerStateTensors(*Optimizers.List[I]);
+    State.insert(State.end(), OptimizerState.begin(), OptimizerState.end());
+  }
+  return breakDown(AtPeak, uniqueStorageBytes(Parameters), gradientBytes(Parameters),
+                   uniqueStorageBytes(State));
+}
+
 RunResult collect(bool OutOfMemory) {
   const Config &C = config();
   RunResult R;
@@ -97,6 +131,7 @@ RunResult collect(bool OutOfMemory) {
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
   R.PeakByPhase = Tracker.peakByPhase();
+  R.Memory = breakdownAtPeak(R.PeakByPhase);
   return R;
 }
 
@@ -118,6 +153,8 @@ struct Activation {
     MemoryTracker &Tracker = MemoryTracker::install();
     if (config().MemoryBudget > 0)
       Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
+    at::addGlobalCallback(at::RecordFunctionCallback(&onBackwardOp)
+                              .scopes({at::RecordScope::BACKWARD_FUNCTION}));
   }
 } const ActivateAtLoad;
 
@@ -159,10 +196,39 @@ void iteration_begin() noexcept {
     finish(false);
 }
 
+void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {
+  if (!config().Active)
+    return;
+  for (size_t I = 0; I < Optimizers.Count; ++I)
+    if (Optimizers.List[I] == &Optimizer)
+      return;
+  if (Optimizers.Count < Optimizers.List.size())
+    Optimizers.List[Optimizers.Count++] = &Optimizer;
+}
+
+void optimizer_phase_begin() noexcept {
+  if (!config().Active)
+    return;
+  InOptimizerStep.store(true, std::memory_order_relaxed);
+  MemoryTracker::install().setPhase(Phase::Optimizer);
+}
+
+void optimizer_phase_end() noexcept {
+  if (!config().Active)
+    return;
+  InOptimizerStep.store(false, std::memory_order_relaxed);
+  // What follows a step is the next batch being loaded (a range-for over a
+  // DataLoader fetches it before the body starts), unless a module call or a
+  // backward op says otherwise first.
+  MemoryTracker::install().setPhase(Phase::Data);
+}
+
 void scope_enter(int) noexcept {
   if (config().Active)
     MemoryTracker::install().setPhase(Phase::Forward);
 }
+// A GAN's generator runs again after the discriminator's step: its module
+// calls put the phase back to forward, as they should.
 
 void scope_exit(int) noexcept {}
 

@@ -106,7 +106,14 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
   EXPECT_NE(Text.find("for (int i = 0; i < 3; ++i)\n    { skyline::rt::iteration_begin(); "),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("opt.step(); }\n"), std::string::npos) << Text;
+  EXPECT_NE(Text.find("skyline::rt::optimizer_step([&]() -> decltype(auto) { return "
+                      "opt.step(); }); }\n"),
+            std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("torch::optim::SGD opt(net.parameters(), 0.1); "
+                      "skyline::rt::track_optimizer(opt);\n"),
+            std::string::npos)
+      << Text;
   EXPECT_NE(Text.find("skyline::rt::skipped_save(net.parameters(), \"net.pt\");"),
             std::string::npos)
       << Text;

@@ -37,7 +37,9 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
     Out << "schema_version: 1\nbatch_size: 64\noom: false\niterations: 8\n"
            "iteration_ms: {median: 2.5000, mean: 2.6000, stddev: 0.1000, min: 2.4000, "
            "max: 2.9000}\nthroughput: 25600.000\npeak_bytes: 123456\n"
-           "peak_bytes_by_phase:\n  construction: 100000\n  data: 23456\n";
+           "peak_bytes_by_phase:\n  construction: 100000\n  data: 23456\n"
+           "memory: {weights: 100000, gradients: 0, optimizer_state: 0, activations: 0, "
+           "data: 23456, temporaries: 0, untracked: 0}\n";
   }
   auto Run = readRunResult(Path);
   ASSERT_TRUE(bool(Run)) << llvm::toString(Run.takeError());
@@ -49,6 +51,8 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   EXPECT_EQ(Run->PeakBytes, 123456);
   ASSERT_EQ(Run->PeakBytesByPhase.size(), 2u);
   EXPECT_EQ(Run->PeakBytesByPhase[1].first, "data");
+  ASSERT_EQ(Run->Memory.size(), 7u);
+  EXPECT_EQ(Run->Memory[0], (std::pair<std::string, int64_t>("weights", 100000)));
   llvm::sys::fs::remove(Path);
 
   auto Missing = readRunResult("/nonexistent/result.yaml");

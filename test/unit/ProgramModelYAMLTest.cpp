@@ -35,11 +35,11 @@ ProgramModel sampleModel() {
   Loop.Line = 40;
   Loop.Column = 3;
   Loop.Function = "train";
-  OptimizerSite Opt{"optimizer", "torch::optim::SGD", "/src/train.cpp", 35,
+  OptimizerSite Opt{"optimizer", "torch::optim::SGD", "/src/train.cpp", 35, 950,
                     SourceSpan{"/src/train.cpp", 35, 60, 900, 4}, "0.01"};
   Loop.Optimizers.push_back(Opt);
-  Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5});
-  Loop.StepCalls.push_back({"/src/train.cpp", 45, 5});
+  Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5, 1000, 15});
+  Loop.StepCalls.push_back({"/src/train.cpp", 45, 5, 1020, 16});
   Model.TrainingLoops.push_back(Loop);
   Model.Warnings.push_back("a warning");
   return Model;

@@ -72,6 +72,31 @@ TEST(RuntimeRunTest, MeasuredRunEndsAndWritesItsResult) {
   EXPECT_GE(field(R.Result, "  construction"), Weights) << R.Result;
 }
 
+long long memory(const std::string &Text, const std::string &Kind) {
+  std::smatch Match;
+  if (!std::regex_search(Text, Match, std::regex("[{ ]" + Kind + ": ([0-9]+)")))
+    return -1;
+  return std::stoll(Match[1]);
+}
+
+TEST(RuntimeRunTest, BreakdownToTheByteAndAddsUp) {
+  ProgramRun R = runProgram("SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=64 SKYLINE_ITERATIONS=4");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  const long long Weights = (256 * 512 + 512 + 512 * 256 + 256) * 4;
+  EXPECT_EQ(memory(R.Result, "weights"), Weights) << R.Result;
+  EXPECT_EQ(memory(R.Result, "gradients"), Weights) << R.Result;
+  EXPECT_EQ(memory(R.Result, "optimizer_state"), 2 * Weights) << R.Result;
+  // The batch (64 x 256 floats) is data; at the peak (inside Adam's step)
+  // the model's output y (64 x 256 floats) is still a live activation.
+  EXPECT_EQ(memory(R.Result, "data"), 64 * 256 * 4) << R.Result;
+  EXPECT_GE(memory(R.Result, "activations"), 64 * 256 * 4) << R.Result;
+  long long Sum = 0;
+  for (const char *Kind : {"weights", "gradients", "optimizer_state", "activations", "data",
+                           "temporaries", "untracked"})
+    Sum += memory(R.Result, Kind);
+  EXPECT_EQ(Sum, field(R.Result, "peak_bytes")) << R.Result;
+}
+
 TEST(RuntimeRunTest, PeakGrowsWithTheBatchSize) {
   ProgramRun Small = runProgram("SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=16 SKYLINE_ITERATIONS=3");
   ProgramRun Large = runProgram("SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=512 SKYLINE_ITERATIONS=3");

@@ -31,7 +31,18 @@ struct RunResult {
   double Throughput = 0; // samples per second
   int64_t PeakBytes = 0;
   PhaseBytes PeakByPhase{};
+  /// The peak by kind; the kinds add up to PeakBytes.
+  struct Breakdown {
+    int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0, Data = 0,
+            Temporaries = 0, Untracked = 0;
+  } Memory;
 };
+
+/// Splits the peak's phases into kinds, given the bytes the optimizers'
+/// tensors hold: weights were made in construction, gradients and optimizer
+/// state in backward and step; the rest of each phase is what it says.
+RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights, int64_t Gradients,
+                               int64_t OptimizerState);
 
 /// Writes R as YAML to Path (through a temporary file); false on failure.
 bool writeRunResult(const RunResult &R, const std::string &Path);

@@ -13,6 +13,10 @@
 #include <cstdint>
 #include <utility>
 
+namespace torch::optim {
+class Optimizer;
+} // namespace torch::optim
+
 namespace skyline::rt {
 
 /// The batch size in effect: SKYLINE_BATCH_SIZE when set, else Declared.
@@ -35,6 +39,22 @@ template <typename Callable> decltype(auto) scoped(int ScopeId, Callable &&Call)
     ~Guard() { scope_exit(Id); }
   } ScopeGuard(ScopeId);
   return std::forward<Callable>(Call)();
+}
+
+/// Counts the optimizer's parameters as weights, their .grad() as gradients
+/// and its state as optimizer state in the run's memory breakdown.
+void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept;
+
+void optimizer_phase_begin() noexcept;
+void optimizer_phase_end() noexcept;
+
+/// Runs an optimizer's step() in the optimizer phase.
+template <typename Callable> decltype(auto) optimizer_step(Callable &&Step) {
+  struct Guard {
+    Guard() { optimizer_phase_begin(); }
+    ~Guard() { optimizer_phase_end(); }
+  } PhaseGuard;
+  return std::forward<Callable>(Step)();
 }
 
 /// Stands in for torch::save in a measured run: a burst must never overwrite

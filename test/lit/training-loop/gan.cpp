@@ -34,16 +34,17 @@ int main() {
 // CHECK-NEXT:       type: torch::optim::Adam
 // CHECK-NEXT:       file: {{.*}}gan.cpp
 // CHECK-NEXT:       line: 8
+// CHECK-NEXT:       declaration_end: {{[0-9]+}}
 // CHECK-NEXT:       learning_rate:
 // CHECK-NEXT:         text: 2e-4
 // CHECK:          - name: d_opt
 // CHECK:            text: 5e-4
 // CHECK:        zero_grad_calls:
-// CHECK-NEXT:     - {file: {{.*}}, line: 14, column: 7}
-// CHECK-NEXT:     - {file: {{.*}}, line: 17, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 14, column: 7, offset: {{[0-9]+}}, length: 26}
+// CHECK-NEXT:     - {file: {{.*}}, line: 17, column: 7, offset: {{[0-9]+}}, length: 22}
 // CHECK-NEXT:   backward_calls:
-// CHECK-NEXT:     - {file: {{.*}}, line: 15, column: 7}
-// CHECK-NEXT:     - {file: {{.*}}, line: 19, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 15, column: 7, offset: {{[0-9]+}}, length: 52}
+// CHECK-NEXT:     - {file: {{.*}}, line: 19, column: 7, offset: {{[0-9]+}}, length: 46}
 // CHECK-NEXT:   step_calls:
-// CHECK-NEXT:     - {file: {{.*}}, line: 16, column: 7}
-// CHECK-NEXT:     - {file: {{.*}}, line: 20, column: 7}
+// CHECK-NEXT:     - {file: {{.*}}, line: 16, column: 7, offset: {{[0-9]+}}, length: 12}
+// CHECK-NEXT:     - {file: {{.*}}, line: 20, column: 7, offset: {{[0-9]+}}, length: 12}

@@ -15,13 +15,14 @@ int main() {
   torch::nn::Sequential model(torch::nn::Linear(256, 512), torch::nn::ReLU(),
                               torch::nn::Linear(512, 256));
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  skyline::rt::track_optimizer(optimizer);
   for (int step = 0; step < 40; ++step) {
     skyline::rt::iteration_begin();
     auto x = torch::randn({kBatchSize, 256});
     auto y = skyline::rt::scoped(0, [&]() -> decltype(auto) { return model->forward(x); });
     optimizer.zero_grad();
     y.pow(2).mean().backward();
-    optimizer.step();
+    skyline::rt::optimizer_step([&]() -> decltype(auto) { return optimizer.step(); });
   }
   std::printf("loop ended with batch size %lld\n", static_cast<long long>(kBatchSize));
   return 3;
