@@ -2,6 +2,7 @@
 #ifndef SKYLINE_RUNREPORT_H
 #define SKYLINE_RUNREPORT_H
 
+#include "skyline/Instrument.h"
 #include "skyline/Measure.h"
 #include "skyline/ProgramModel.h"
 
@@ -13,12 +14,14 @@ class raw_ostream;
 
 namespace skyline {
 
-/// The runs as a terminal table.
-void printRunTable(const Measurement &M, llvm::raw_ostream &OS);
+/// The runs as a terminal table, and the layers that take the most forward
+/// time in the last run that fit.
+void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
+                   llvm::raw_ostream &OS);
 
 /// The report of docs/report.md: the program model's batch size and the runs.
 std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
-                            double BuildSeconds);
+                            const std::vector<ScopeEntry> &Scopes, double BuildSeconds);
 
 } // namespace skyline
 

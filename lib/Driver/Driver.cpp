@@ -142,7 +142,7 @@ int runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model
     return ExitToolError;
   }
   Out << "\n";
-  printRunTable(*Measured, Out);
+  printRunTable(*Measured, Program->Scopes, Out);
   Out << llvm::format("time: build %.1f s%s, runs", Built->Seconds,
                       Built->Recompiled ? "" : " (cached)");
   double RunSeconds = 0;
@@ -151,7 +151,8 @@ int runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model
   Out << llvm::format(" %.1f s; work directory %s\n", RunSeconds, WorkDir.c_str());
   if (!Options.Report.empty())
     if (llvm::Error E = writeFileAtomically(
-            Options.Report, runReportToYAML(Model, *Measured, Built->Seconds))) {
+            Options.Report,
+            runReportToYAML(Model, *Measured, Program->Scopes, Built->Seconds))) {
       ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
       return ExitToolError;
     }

@@ -8,9 +8,20 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 namespace skyline {
 
-void printRunTable(const Measurement &M, llvm::raw_ostream &OS) {
+namespace {
+
+const ScopeEntry *scopeById(const std::vector<ScopeEntry> &Scopes, int Id) {
+  return Id >= 0 && size_t(Id) < Scopes.size() && Scopes[Id].Id == Id ? &Scopes[Id] : nullptr;
+}
+
+} // namespace
+
+void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
+                   llvm::raw_ostream &OS) {
   OS << "device: " << M.DeviceType << ", memory budget "
      << llvm::format("%.1f MiB", double(M.MemoryCapacityBytes) / 1048576.0) << "\n";
   OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak memory\n";
@@ -35,6 +46,16 @@ void printRunTable(const Measurement &M, llvm::raw_ostream &OS) {
     for (const auto &[Kind, Bytes] : It->Memory)
       OS << llvm::format(" %s %.1f MiB", Kind.c_str(), double(Bytes) / 1048576.0);
     OS << "\n";
+    std::vector<std::pair<int, double>> Layers = It->ForwardMsByScope;
+    std::sort(Layers.begin(), Layers.end(),
+              [](const auto &A, const auto &B) { return A.second > B.second; });
+    if (!Layers.empty())
+      OS << "forward time by layer call at batch size " << It->BatchSize
+         << " (self time, ms per iteration):\n";
+    for (size_t I = 0; I < Layers.size() && I < 5; ++I)
+      if (const ScopeEntry *Scope = scopeById(Scopes, Layers[I].first))
+        OS << llvm::format("  %10.3f  %s (%s:%u)\n", Layers[I].second,
+                           Scope->Module.c_str(), Scope->File.c_str(), Scope->Line);
     break;
   }
   for (const std::string &Problem : M.Problems)
@@ -42,7 +63,7 @@ void printRunTable(const Measurement &M, llvm::raw_ostream &OS) {
 }
 
 std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
-                            double BuildSeconds) {
+                            const std::vector<ScopeEntry> &Scopes, double BuildSeconds) {
   YAML::Emitter Out;
   Out.SetDoublePrecision(6);
   Out << YAML::BeginMap;
@@ -88,6 +109,17 @@ std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
     for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
       Out << YAML::Key << Phase << YAML::Value << Bytes;
     Out << YAML::EndMap;
+    Out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
+    for (const auto &[Id, ForwardMs] : Run.ForwardMsByScope) {
+      const ScopeEntry *Scope = scopeById(Scopes, Id);
+      if (!Scope)
+        continue;
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value
+          << Scope->Module << YAML::Key << "file" << YAML::Value << Scope->File
+          << YAML::Key << "line" << YAML::Value << Scope->Line << YAML::Key << "forward_ms"
+          << YAML::Value << ForwardMs << YAML::EndMap;
+    }
+    Out << YAML::EndSeq;
     Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;
     Out << YAML::EndMap;
   }

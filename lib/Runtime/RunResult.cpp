@@ -71,6 +71,9 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
                (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
                (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
                (long long)M.Untracked);
+  std::fprintf(Out, "layers:%s\n", R.Layers.empty() ? " []" : "");
+  for (const RunResult::LayerTime &Layer : R.Layers)
+    std::fprintf(Out, "  - {scope: %d, forward_ms: %.4f}\n", Layer.ScopeId, Layer.ForwardMs);
   bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
   Ok = std::fclose(Out) == 0 && Ok;
   return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;

@@ -87,6 +87,22 @@ int64_t nowNs() {
       .count();
 }
 
+/// Module-call scopes: forward self time per scope id over the measured
+/// iterations. Fixed-size, so entering a scope allocates nothing.
+constexpr int MaxScopes = 4096;
+std::array<std::atomic<int64_t>, MaxScopes> ForwardNs{};
+
+struct ScopeFrame {
+  int Id;
+  int64_t StartNs;
+  int64_t ChildNs;
+};
+/// Module calls run on the thread that calls forward(); one stack per thread.
+thread_local struct {
+  std::array<ScopeFrame, 64> Frames;
+  size_t Depth = 0;
+} ScopeStack;
+
 /// The optimizers of the program (a GAN has two); fixed, so tracking one
 /// allocates nothing.
 struct TrackedOptimizers {
@@ -132,6 +148,9 @@ RunResult collect(bool OutOfMemory) {
   R.PeakBytes = Tracker.peakBytes();
   R.PeakByPhase = Tracker.peakByPhase();
   R.Memory = breakdownAtPeak(R.PeakByPhase);
+  for (int Id = 0; Id < MaxScopes; ++Id)
+    if (int64_t Ns = ForwardNs[Id].load(std::memory_order_relaxed); Ns > 0 && R.Iterations)
+      R.Layers.push_back({Id, double(Ns) / 1e6 / R.Iterations});
   return R;
 }
 
@@ -223,13 +242,31 @@ void optimizer_phase_end() noexcept {
   MemoryTracker::install().setPhase(Phase::Data);
 }
 
-void scope_enter(int) noexcept {
-  if (config().Active)
-    MemoryTracker::install().setPhase(Phase::Forward);
+void scope_enter(int ScopeId) noexcept {
+  if (!config().Active)
+    return;
+  MemoryTracker::install().setPhase(Phase::Forward);
+  if (ScopeStack.Depth < ScopeStack.Frames.size())
+    ScopeStack.Frames[ScopeStack.Depth] = {ScopeId, nowNs(), 0};
+  ++ScopeStack.Depth;
 }
 // A GAN's generator runs again after the discriminator's step: its module
 // calls put the phase back to forward, as they should.
 
-void scope_exit(int) noexcept {}
+void scope_exit(int ScopeId) noexcept {
+  if (!config().Active || ScopeStack.Depth == 0)
+    return;
+  size_t Depth = --ScopeStack.Depth;
+  if (Depth >= ScopeStack.Frames.size())
+    return;
+  const ScopeFrame &Frame = ScopeStack.Frames[Depth];
+  int64_t Elapsed = nowNs() - Frame.StartNs;
+  // Self time: a layer's row excludes the layers it calls, so rows add up.
+  if (Depth > 0)
+    ScopeStack.Frames[Depth - 1].ChildNs += Elapsed;
+  bool Measured = Clock.Count > config().Warmup;
+  if (Measured && ScopeId >= 0 && ScopeId < MaxScopes && Frame.Id == ScopeId)
+    ForwardNs[ScopeId].fetch_add(Elapsed - Frame.ChildNs, std::memory_order_relaxed);
+}
 
 } // namespace skyline::rt

@@ -70,6 +70,15 @@ TEST(RuntimeRunTest, MeasuredRunEndsAndWritesItsResult) {
   const long long Weights = (256 * 512 + 512 + 512 * 256 + 256) * 4;
   EXPECT_GE(field(R.Result, "peak_bytes"), 4 * Weights) << R.Result;
   EXPECT_GE(field(R.Result, "  construction"), Weights) << R.Result;
+  // The model call's forward time, per iteration, within the iteration's.
+  std::smatch Layer;
+  ASSERT_TRUE(std::regex_search(R.Result, Layer,
+                                std::regex("- \\{scope: 0, forward_ms: ([0-9.]+)\\}")))
+      << R.Result;
+  std::smatch Median;
+  ASSERT_TRUE(std::regex_search(R.Result, Median, std::regex("median: ([0-9.]+)")));
+  EXPECT_GT(std::stod(Layer[1]), 0.0);
+  EXPECT_LT(std::stod(Layer[1]), std::stod(Median[1]));
 }
 
 long long memory(const std::string &Text, const std::string &Kind) {

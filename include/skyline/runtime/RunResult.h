@@ -36,6 +36,12 @@ struct RunResult {
     int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0, Data = 0,
             Temporaries = 0, Untracked = 0;
   } Memory;
+  /// Forward self time per module-call scope, ms per measured iteration.
+  struct LayerTime {
+    int ScopeId;
+    double ForwardMs;
+  };
+  std::vector<LayerTime> Layers;
 };
 
 /// Splits the peak's phases into kinds, given the bytes the optimizers'
