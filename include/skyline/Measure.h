@@ -52,6 +52,8 @@ struct MeasuredRun {
   /// weights, gradients, optimizer_state, activations, data, temporaries,
   /// untracked: the peak by kind, in that order.
   std::vector<std::pair<std::string, int64_t>> Memory;
+  /// ms per iteration in data, forward, backward, optimizer and other.
+  std::vector<std::pair<std::string, double>> TimeSplitMs;
   /// Forward self time (ms per iteration) by module-call scope id.
   std::vector<std::pair<int, double>> ForwardMsByScope;
   double WallSeconds = 0;

@@ -85,6 +85,9 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
                              "data", "temporaries", "untracked"})
       if (Root["memory"] && Root["memory"][Kind])
         Run.Memory.push_back({Kind, Root["memory"][Kind].as<int64_t>()});
+    for (const char *Phase : {"data", "forward", "backward", "optimizer", "other"})
+      if (Root["time_split_ms"] && Root["time_split_ms"][Phase])
+        Run.TimeSplitMs.push_back({Phase, Root["time_split_ms"][Phase].as<double>()});
     for (const YAML::Node &Layer : Root["layers"])
       Run.ForwardMsByScope.push_back(
           {Layer["scope"].as<int>(), Layer["forward_ms"].as<double>()});

@@ -46,6 +46,12 @@ void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
     for (const auto &[Kind, Bytes] : It->Memory)
       OS << llvm::format(" %s %.1f MiB", Kind.c_str(), double(Bytes) / 1048576.0);
     OS << "\n";
+    if (!It->TimeSplitMs.empty()) {
+      OS << "iteration time at batch size " << It->BatchSize << ":";
+      for (const auto &[Phase, Ms] : It->TimeSplitMs)
+        OS << llvm::format(" %s %.2f ms", Phase.c_str(), Ms);
+      OS << "\n";
+    }
     std::vector<std::pair<int, double>> Layers = It->ForwardMsByScope;
     std::sort(Layers.begin(), Layers.end(),
               [](const auto &A, const auto &B) { return A.second > B.second; });
@@ -100,6 +106,10 @@ std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
         << Run.IterationMs.Min << YAML::Key << "max" << YAML::Value << Run.IterationMs.Max
         << YAML::EndMap;
     Out << YAML::Key << "throughput" << YAML::Value << Run.Throughput;
+    Out << YAML::Key << "time_split_ms" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const auto &[Phase, Ms] : Run.TimeSplitMs)
+      Out << YAML::Key << Phase << YAML::Value << Ms;
+    Out << YAML::EndMap;
     Out << YAML::Key << "peak_bytes" << YAML::Value << Run.PeakBytes;
     Out << YAML::Key << "memory" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const auto &[Kind, Bytes] : Run.Memory)

@@ -71,6 +71,15 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
                (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
                (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
                (long long)M.Untracked);
+  double Phases = 0;
+  for (double Ms : R.TimeSplitMs)
+    Phases += Ms;
+  std::fprintf(Out,
+               "time_split_ms: {data: %.4f, forward: %.4f, backward: %.4f, "
+               "optimizer: %.4f, other: %.4f}\n",
+               R.TimeSplitMs[size_t(Phase::Data)], R.TimeSplitMs[size_t(Phase::Forward)],
+               R.TimeSplitMs[size_t(Phase::Backward)], R.TimeSplitMs[size_t(Phase::Optimizer)],
+               std::max(0.0, R.IterationMs.Mean - Phases));
   std::fprintf(Out, "layers:%s\n", R.Layers.empty() ? " []" : "");
   for (const RunResult::LayerTime &Layer : R.Layers)
     std::fprintf(Out, "  - {scope: %d, forward_ms: %.4f}\n", Layer.ScopeId, Layer.ForwardMs);

@@ -81,10 +81,36 @@ struct IterationClock {
   int64_t EffectiveBatchSize = 0;
 } Clock;
 
+/// Inside a measured iteration: after warm-up, before the last boundary.
+bool measuring() {
+  return Clock.Count > config().Warmup && Clock.Count <= config().Warmup + config().Iterations;
+}
+
 int64_t nowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+/// Time per phase over the measured iterations (data, forward, backward,
+/// optimizer): a phase's clock runs from the switch into it to the next one.
+struct PhaseClock {
+  std::array<std::atomic<int64_t>, NumPhases> Ns{};
+  std::atomic<int64_t> LastSwitchNs{0};
+} PhaseTime;
+
+/// Moves the run into phase P: memory is tagged with it from now on, and the
+/// time since the last switch is added to the phase left.
+void switchPhase(Phase P) {
+  MemoryTracker &Tracker = MemoryTracker::install();
+  Phase Previous = Tracker.phase();
+  if (Previous == P)
+    return; // backward ops arrive by the hundred: one check, no clock read
+  int64_t Now = nowNs();
+  int64_t Last = PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
+  if (measuring() && Last > 0)
+    PhaseTime.Ns[size_t(Previous)].fetch_add(Now - Last, std::memory_order_relaxed);
+  Tracker.setPhase(P);
 }
 
 /// Module-call scopes: forward self time per scope id over the measured
@@ -116,7 +142,7 @@ std::atomic<bool> InOptimizerStep{false};
 /// gradients or temporaries, not activations.
 std::unique_ptr<at::ObserverContext> onBackwardOp(const at::RecordFunction &) {
   if (!InOptimizerStep.load(std::memory_order_relaxed))
-    MemoryTracker::install().setPhase(Phase::Backward);
+    switchPhase(Phase::Backward);
   return nullptr;
 }
 
@@ -148,6 +174,9 @@ RunResult collect(bool OutOfMemory) {
   R.PeakBytes = Tracker.peakBytes();
   R.PeakByPhase = Tracker.peakByPhase();
   R.Memory = breakdownAtPeak(R.PeakByPhase);
+  if (R.Iterations)
+    for (size_t I = 0; I < NumPhases; ++I)
+      R.TimeSplitMs[I] = double(PhaseTime.Ns[I].load()) / 1e6 / R.Iterations;
   for (int Id = 0; Id < MaxScopes; ++Id)
     if (int64_t Ns = ForwardNs[Id].load(std::memory_order_relaxed); Ns > 0 && R.Iterations)
       R.Layers.push_back({Id, double(Ns) / 1e6 / R.Iterations});
@@ -205,9 +234,14 @@ void iteration_begin() noexcept {
   int Index = Clock.Count;
   if (Index >= int(Clock.StartNs.size()))
     return;
-  Clock.StartNs[Index] = nowNs();
-  Clock.Count = Index + 1;
+  int64_t Now = nowNs();
+  // Close the previous iteration's last phase at the boundary itself.
+  int64_t Last = PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
   MemoryTracker &Tracker = MemoryTracker::install();
+  if (measuring() && Last > 0)
+    PhaseTime.Ns[size_t(Tracker.phase())].fetch_add(Now - Last, std::memory_order_relaxed);
+  Clock.StartNs[Index] = Now;
+  Clock.Count = Index + 1;
   Tracker.setPhase(Phase::Data);
   if (Index == C.Warmup)
     Tracker.resetPeak(); // the measured iterations' peak, not the warm-up's
@@ -229,7 +263,7 @@ void optimizer_phase_begin() noexcept {
   if (!config().Active)
     return;
   InOptimizerStep.store(true, std::memory_order_relaxed);
-  MemoryTracker::install().setPhase(Phase::Optimizer);
+  switchPhase(Phase::Optimizer);
 }
 
 void optimizer_phase_end() noexcept {
@@ -239,13 +273,13 @@ void optimizer_phase_end() noexcept {
   // What follows a step is the next batch being loaded (a range-for over a
   // DataLoader fetches it before the body starts), unless a module call or a
   // backward op says otherwise first.
-  MemoryTracker::install().setPhase(Phase::Data);
+  switchPhase(Phase::Data);
 }
 
 void scope_enter(int ScopeId) noexcept {
   if (!config().Active)
     return;
-  MemoryTracker::install().setPhase(Phase::Forward);
+  switchPhase(Phase::Forward);
   if (ScopeStack.Depth < ScopeStack.Frames.size())
     ScopeStack.Frames[ScopeStack.Depth] = {ScopeId, nowNs(), 0};
   ++ScopeStack.Depth;
@@ -264,8 +298,7 @@ void scope_exit(int ScopeId) noexcept {
   // Self time: a layer's row excludes the layers it calls, so rows add up.
   if (Depth > 0)
     ScopeStack.Frames[Depth - 1].ChildNs += Elapsed;
-  bool Measured = Clock.Count > config().Warmup;
-  if (Measured && ScopeId >= 0 && ScopeId < MaxScopes && Frame.Id == ScopeId)
+  if (measuring() && ScopeId >= 0 && ScopeId < MaxScopes && Frame.Id == ScopeId)
     ForwardNs[ScopeId].fetch_add(Elapsed - Frame.ChildNs, std::memory_order_relaxed);
 }
 

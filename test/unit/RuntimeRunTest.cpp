@@ -104,6 +104,23 @@ TEST(RuntimeRunTest, BreakdownToTheByteAndAddsUp) {
                            "temporaries", "untracked"})
     Sum += memory(R.Result, Kind);
   EXPECT_EQ(Sum, field(R.Result, "peak_bytes")) << R.Result;
+
+  // The phases' times add up to the mean iteration (other is the rest).
+  std::smatch Split;
+  ASSERT_TRUE(std::regex_search(
+      R.Result, Split,
+      std::regex("time_split_ms: \\{data: ([0-9.]+), forward: ([0-9.]+), backward: "
+                 "([0-9.]+), optimizer: ([0-9.]+), other: ([0-9.]+)\\}")))
+      << R.Result;
+  std::smatch Mean;
+  ASSERT_TRUE(std::regex_search(R.Result, Mean, std::regex("mean: ([0-9.]+)")));
+  double Total = 0;
+  for (int I = 1; I <= 5; ++I)
+    Total += std::stod(Split[I]);
+  EXPECT_NEAR(Total, std::stod(Mean[1]), 0.01 * std::stod(Mean[1]) + 0.002);
+  EXPECT_GT(std::stod(Split[2]), 0.0) << "forward";
+  EXPECT_GT(std::stod(Split[3]), 0.0) << "backward";
+  EXPECT_GT(std::stod(Split[4]), 0.0) << "optimizer";
 }
 
 TEST(RuntimeRunTest, PeakGrowsWithTheBatchSize) {

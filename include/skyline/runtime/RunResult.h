@@ -9,6 +9,7 @@
 
 #include "skyline/runtime/MemoryTracker.h"
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,8 @@ struct RunResult {
     int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0, Data = 0,
             Temporaries = 0, Untracked = 0;
   } Memory;
+  /// Mean ms per measured iteration spent in each phase (construction: 0).
+  std::array<double, NumPhases> TimeSplitMs{};
   /// Forward self time per module-call scope, ms per measured iteration.
   struct LayerTime {
     int ScopeId;
