@@ -3,6 +3,7 @@
 #include "skyline/Measure.h"
 
 #include "skyline/Process.h"
+#include "skyline/runtime/ExitCodes.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -14,9 +15,6 @@
 namespace skyline {
 namespace {
 
-// The runtime's exit codes (include/skyline/runtime/RunResult.h).
-constexpr int ExitOutOfMemory = 86;
-
 std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
                             llvm::StringRef Log) {
   std::string What = "the run at batch size " + std::to_string(BatchSize);
@@ -26,6 +24,8 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
     What += " did not finish in time (a hang, or iterations too slow: see --run-timeout)";
   else if (R.Crashed)
     What += " crashed (" + R.Error + ")";
+  else if (R.ExitCode == rt::ExitResultNotWritten)
+    What += " could not write its result file (is the work directory writable?)";
   else
     What += " ended with exit code " + std::to_string(R.ExitCode) +
             " before its measured iterations (does it reach optimizer.step() often "
@@ -130,7 +130,7 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t Declared
         runProcess(Args, Options.RunDir, Env, Log, Options.RunTimeoutSeconds);
     Progress << llvm::format(" %.1f s\n", Process.Seconds);
 
-    bool Finished = Process.ExitCode == 0 || Process.ExitCode == ExitOutOfMemory;
+    bool Finished = Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
     if (!Finished || !llvm::sys::fs::exists(ResultPath)) {
       std::string Problem = describeFailure(Process, BatchSize, Log);
       if (Result.Runs.empty())

@@ -7,6 +7,7 @@
 #ifndef SKYLINE_RUNTIME_RUNRESULT_H
 #define SKYLINE_RUNTIME_RUNRESULT_H
 
+#include "skyline/runtime/ExitCodes.h"
 #include "skyline/runtime/MemoryTracker.h"
 
 #include <array>
@@ -14,10 +15,6 @@
 #include <vector>
 
 namespace skyline::rt {
-
-/// Exit codes of an instrumented run, distinct from a program's usual ones.
-constexpr int ExitOutOfMemory = 86;
-constexpr int ExitResultNotWritten = 87;
 
 struct Summary {
   double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
