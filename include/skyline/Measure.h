@@ -41,6 +41,19 @@ struct TimeSummary {
   double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
 };
 
+/// One module call site's share of an iteration. Measure fills the numbers
+/// by scope id; the driver names the row from the scope table and the model.
+struct LayerMeasure {
+  int Scope = -1; // ScopeEntry::Id; -1 is the (unscoped) row
+  std::string Name, Type, File;
+  unsigned Line = 0;
+  double ForwardMs = 0;  // self time per iteration
+  double BackwardMs = 0; // its backward ops, by sequence number
+  double GpuMs = -1;     // kernel time on CUDA; -1: not measured
+  int64_t ActivationBytes = 0; // allocated in its forward, live at the peak
+  int64_t WeightBytes = 0;     // parameters and buffers of the module it calls
+};
+
 struct MeasuredRun {
   int64_t BatchSize = 0;
   bool OutOfMemory = false;
@@ -54,14 +67,16 @@ struct MeasuredRun {
   std::vector<std::pair<std::string, int64_t>> Memory;
   /// ms per iteration in data, forward, backward, optimizer and other.
   std::vector<std::pair<std::string, double>> TimeSplitMs;
-  /// Forward self time (ms per iteration) by module-call scope id.
-  std::vector<std::pair<int, double>> ForwardMsByScope;
+  std::vector<LayerMeasure> Layers;
   double WallSeconds = 0;
   std::string Log;
 };
 
 struct Measurement {
   std::string DeviceType = "cpu";
+  std::string DeviceName = "CPU";
+  std::string TorchVersion; // of the LibTorch the program ran with
+  int Threads = 0;          // intra-op threads the runs used
   int64_t MemoryCapacityBytes = 0;
   std::vector<MeasuredRun> Runs;
   std::vector<std::string> Problems; // runs that failed after the first

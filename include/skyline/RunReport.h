@@ -14,6 +14,10 @@ class raw_ostream;
 
 namespace skyline {
 
+/// Gives each layer row the name, file, line and type of its scope.
+void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
+                const ProgramModel &Model);
+
 /// The runs as a terminal table, and the layers that take the most forward
 /// time in the last run that fit.
 void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,

@@ -7,6 +7,7 @@
 #ifndef SKYLINE_TEXTREPORT_H
 #define SKYLINE_TEXTREPORT_H
 
+#include "skyline/Findings.h"
 #include "skyline/ProgramModel.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -23,8 +24,6 @@ class raw_ostream;
 } // namespace llvm
 
 namespace skyline {
-
-enum class DiagLevel { Note, Remark, Warning, Error };
 
 /// Prints diagnostics, reading each source file once for the quoted lines.
 class DiagnosticPrinter {

@@ -141,6 +141,7 @@ int runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Measured.takeError()));
     return ExitToolError;
   }
+  nameLayers(*Measured, Program->Scopes, Model);
   Out << "\n";
   printRunTable(*Measured, Program->Scopes, Out);
   Out << llvm::format("time: build %.1f s%s, runs", Built->Seconds,

@@ -88,9 +88,16 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     for (const char *Phase : {"data", "forward", "backward", "optimizer", "other"})
       if (Root["time_split_ms"] && Root["time_split_ms"][Phase])
         Run.TimeSplitMs.push_back({Phase, Root["time_split_ms"][Phase].as<double>()});
-    for (const YAML::Node &Layer : Root["layers"])
-      Run.ForwardMsByScope.push_back(
-          {Layer["scope"].as<int>(), Layer["forward_ms"].as<double>()});
+    for (const YAML::Node &Layer : Root["layers"]) {
+      LayerMeasure Row;
+      Row.Scope = Layer["scope"].as<int>();
+      Row.ForwardMs = Layer["forward_ms"].as<double>(0);
+      Row.BackwardMs = Layer["backward_ms"].as<double>(0);
+      Row.GpuMs = Layer["gpu_ms"].as<double>(-1);
+      Row.ActivationBytes = Layer["activation_bytes"].as<int64_t>(0);
+      Row.WeightBytes = Layer["weight_bytes"].as<int64_t>(0);
+      Run.Layers.push_back(Row);
+    }
     return Run;
   } catch (const YAML::Exception &E) {
     return llvm::createStringError(std::errc::invalid_argument,

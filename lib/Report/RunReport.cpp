@@ -12,13 +12,24 @@
 
 namespace skyline {
 
-namespace {
-
-const ScopeEntry *scopeById(const std::vector<ScopeEntry> &Scopes, int Id) {
-  return Id >= 0 && size_t(Id) < Scopes.size() && Scopes[Id].Id == Id ? &Scopes[Id] : nullptr;
+void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
+                const ProgramModel &Model) {
+  for (MeasuredRun &Run : M.Runs)
+    for (LayerMeasure &Layer : Run.Layers) {
+      if (Layer.Scope < 0 || size_t(Layer.Scope) >= Scopes.size() ||
+          Scopes[Layer.Scope].Id != Layer.Scope)
+        continue;
+      const ScopeEntry &Scope = Scopes[Layer.Scope];
+      Layer.Name = Scope.Module;
+      Layer.File = Scope.File;
+      Layer.Line = Scope.Line;
+      for (const ModuleSite &Module : Model.Modules)
+        if (Module.Name == Scope.Module) {
+          Layer.Type = Module.Type;
+          break;
+        }
+    }
 }
-
-} // namespace
 
 void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
                    llvm::raw_ostream &OS) {
@@ -52,16 +63,23 @@ void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
         OS << llvm::format(" %s %.2f ms", Phase.c_str(), Ms);
       OS << "\n";
     }
-    std::vector<std::pair<int, double>> Layers = It->ForwardMsByScope;
-    std::sort(Layers.begin(), Layers.end(),
-              [](const auto &A, const auto &B) { return A.second > B.second; });
+    std::vector<LayerMeasure> Layers = It->Layers;
+    std::stable_sort(Layers.begin(), Layers.end(), [](const auto &A, const auto &B) {
+      return A.ForwardMs + A.BackwardMs > B.ForwardMs + B.BackwardMs;
+    });
     if (!Layers.empty())
-      OS << "forward time by layer call at batch size " << It->BatchSize
-         << " (self time, ms per iteration):\n";
-    for (size_t I = 0; I < Layers.size() && I < 5; ++I)
-      if (const ScopeEntry *Scope = scopeById(Scopes, Layers[I].first))
-        OS << llvm::format("  %10.3f  %s (%s:%u)\n", Layers[I].second,
-                           Scope->Module.c_str(), Scope->File.c_str(), Scope->Line);
+      OS << "time by layer call at batch size " << It->BatchSize
+         << " (self time, ms per iteration):\n"
+         << "     forward    backward  activations  layer\n";
+    for (size_t I = 0; I < Layers.size() && I < 5; ++I) {
+      const LayerMeasure &Layer = Layers[I];
+      OS << llvm::format("  %10.3f  %10.3f  %7.1f MiB  ", Layer.ForwardMs, Layer.BackwardMs,
+                         double(Layer.ActivationBytes) / 1048576.0)
+         << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
+      if (!Layer.File.empty())
+        OS << " (" << Layer.File << ":" << Layer.Line << ")";
+      OS << "\n";
+    }
     break;
   }
   for (const std::string &Problem : M.Problems)
@@ -120,14 +138,20 @@ std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
       Out << YAML::Key << Phase << YAML::Value << Bytes;
     Out << YAML::EndMap;
     Out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
-    for (const auto &[Id, ForwardMs] : Run.ForwardMsByScope) {
-      const ScopeEntry *Scope = scopeById(Scopes, Id);
-      if (!Scope)
-        continue;
-      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value
-          << Scope->Module << YAML::Key << "file" << YAML::Value << Scope->File
-          << YAML::Key << "line" << YAML::Value << Scope->Line << YAML::Key << "forward_ms"
-          << YAML::Value << ForwardMs << YAML::EndMap;
+    for (const LayerMeasure &Layer : Run.Layers) {
+      Out << YAML::Flow << YAML::BeginMap;
+      Out << YAML::Key << "name" << YAML::Value
+          << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
+      Out << YAML::Key << "type" << YAML::Value << Layer.Type;
+      Out << YAML::Key << "file" << YAML::Value << Layer.File;
+      Out << YAML::Key << "line" << YAML::Value << Layer.Line;
+      Out << YAML::Key << "forward_ms" << YAML::Value << Layer.ForwardMs;
+      Out << YAML::Key << "backward_ms" << YAML::Value << Layer.BackwardMs;
+      if (Layer.GpuMs >= 0)
+        Out << YAML::Key << "gpu_ms" << YAML::Value << Layer.GpuMs;
+      Out << YAML::Key << "activation_bytes" << YAML::Value << Layer.ActivationBytes;
+      Out << YAML::Key << "weight_bytes" << YAML::Value << Layer.WeightBytes;
+      Out << YAML::EndMap;
     }
     Out << YAML::EndSeq;
     Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;

@@ -13,7 +13,7 @@ DiagnosticPrinter::DiagnosticPrinter(
 
 DiagnosticPrinter::~DiagnosticPrinter() = default;
 
-static const char *levelName(DiagLevel Level) {
+const char *diagLevelName(DiagLevel Level) {
   switch (Level) {
   case DiagLevel::Note:
     return "note";
@@ -50,7 +50,7 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Li
                               unsigned Column, unsigned Length,
                               llvm::StringRef Message, llvm::StringRef Rule,
                               std::optional<std::string> FixIt) {
-  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": " << levelName(Level)
+  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": " << diagLevelName(Level)
      << ": " << Message;
   if (!Rule.empty())
     OS << " [" << Rule << "]";
@@ -74,7 +74,7 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Li
 }
 
 void DiagnosticPrinter::printPlain(DiagLevel Level, llvm::StringRef Message) {
-  OS << "skyline-check: " << levelName(Level) << ": " << Message << "\n";
+  OS << "skyline-check: " << diagLevelName(Level) << ": " << Message << "\n";
 }
 
 static std::string describeBatchSize(const BatchSizeSite &Site, const char *What) {

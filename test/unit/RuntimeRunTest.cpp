@@ -12,6 +12,7 @@
 #include <regex>
 #include <sstream>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace {
 
@@ -22,7 +23,11 @@ struct ProgramRun {
 };
 
 ProgramRun runProgram(const std::string &Environment) {
-  std::string ResultPath = ::testing::TempDir() + "skyline-run-result.yaml";
+  // One file per test: ctest runs the tests of this file in parallel.
+  std::string ResultPath =
+      ::testing::TempDir() + "skyline-run-" +
+      ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
+      std::to_string(getpid()) + ".yaml";
   std::remove(ResultPath.c_str());
   std::string Command = "env " + Environment +
                         (Environment.find("SKYLINE_RESULT") == std::string::npos

@@ -1,0 +1,97 @@
+//===- Model.h - Predictions from the measured runs -------------*- C++ -*-===//
+//
+// The fifth stage: least-squares lines of iteration time and peak memory
+// against batch size (Skyline's observation: both are close to linear), and
+// what follows from them: throughput b / t(b), the largest batch size that
+// fits under the memory capacity with a margin, and the suggested size, the
+// smallest whose throughput is within a slack of the best that fits (past
+// the knee a bigger batch buys little speed and costs memory).
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_MODEL_H
+#define SKYLINE_MODEL_H
+
+#include "skyline/Measure.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skyline {
+
+/// y = Intercept + Slope * x, fitted by least squares.
+struct LinearFit {
+  double Intercept = 0;
+  double Slope = 0;
+  double RSquared = 0;            // 1 when the points lie on the line
+  std::vector<double> Residuals;  // y - fit, in the order of the points
+  unsigned Points = 0;
+  double at(double X) const { return Intercept + Slope * X; }
+};
+
+/// Fails with the reason when fewer than two distinct X values are given.
+llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X, llvm::ArrayRef<double> Y);
+
+struct ModelOptions {
+  double MemoryMargin = 0.10;    // --memory-margin: capacity kept free
+  int64_t RoundTo = 8;           // --round-to: suggestions are multiples
+  double ThroughputSlack = 0.05; // --throughput-slack: within this of the best
+  double MinGain = 0.05;         // --min-gain: offered from this gain on
+  double MinRSquared = 0.90;     // a poorer fit cannot predict
+};
+
+/// The model's view of one batch size.
+struct Prediction {
+  int64_t BatchSize = 0;
+  double IterationMs = 0;
+  double Throughput = 0; // samples/s
+  int64_t PeakBytes = 0;
+  bool Fits = false;        // PeakBytes within the capacity less the margin
+  bool Extrapolated = false; // beyond the largest batch size measured
+};
+
+struct Suggestion {
+  int64_t BatchSize = 0;
+  double Gain = 0; // predicted throughput over the current size's, less 1
+  Prediction At;
+};
+
+struct Analysis {
+  int64_t CurrentBatchSize = 0;
+  int64_t CapacityBytes = 0;
+  int64_t UsableBytes = 0; // capacity less the margin
+  std::optional<LinearFit> IterationMs; // against batch size
+  std::optional<LinearFit> PeakBytes;
+  std::string TimeProblem;   // why IterationMs is missing ("only one ...")
+  std::string MemoryProblem; // why PeakBytes is missing
+  /// The smallest batch size that ran out of memory, when one did.
+  std::optional<int64_t> FirstOutOfMemory;
+  /// The largest size predicted to fit under UsableBytes (and below any
+  /// size that ran out of memory); none without a memory fit.
+  std::optional<int64_t> MaxBatchSize;
+  std::optional<Prediction> Current;
+  std::optional<Suggestion> Suggested;
+  std::string NoSuggestionReason; // set when Suggested is not
+  /// Sizes worth showing: the measured ones, the current, the suggested,
+  /// the maximum, in increasing order without repeats.
+  std::vector<Prediction> Predictions;
+};
+
+/// Fits the runs that did not run out of memory (median iteration time,
+/// peak bytes) and searches the batch sizes.
+Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
+                 const ModelOptions &Options);
+
+/// The prediction at BatchSize; none when time or memory cannot be predicted.
+std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize);
+
+/// The linear scaling rule: the rate grows with the batch size.
+double scaleLearningRate(double Rate, int64_t From, int64_t To);
+
+} // namespace skyline
+
+#endif // SKYLINE_MODEL_H
