@@ -7,7 +7,9 @@
 #ifndef SKYLINE_DRIVER_H
 #define SKYLINE_DRIVER_H
 
+#include "skyline/Gate.h"
 #include "skyline/Measure.h"
+#include "skyline/Rules.h"
 
 #include <cstdint>
 #include <optional>
@@ -45,6 +47,17 @@ struct CommandLineOptions {
   std::vector<std::string> LinkArgs;
   std::string Report;     // --report=FILE
   MeasureOptions Measure; // budgets, runs, run dir and arguments, device
+  // The Model stage, the rules and the outputs.
+  RuleOptions Rules;      // margin, rounding, slack, min gain, hot-layer share
+  bool ScaleLearningRate = false; // export the scaled rate with the batch size
+  std::string Sarif;      // --sarif=FILE
+  std::string SourceRoot; // SARIF URIs are relative to it
+  std::string Html;       // --html=FILE
+  std::vector<int64_t> WhatIfBatchSizes;
+  std::string FromReport; // answer from a saved report; no build, no runs
+  std::string Baseline;   // gate against this report
+  GateOptions Gate;
+  std::string ConfigFile; // the .skyline.yaml the defaults came from
 };
 
 int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,

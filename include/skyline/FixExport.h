@@ -7,6 +7,7 @@
 #ifndef SKYLINE_FIXEXPORT_H
 #define SKYLINE_FIXEXPORT_H
 
+#include "skyline/Findings.h"
 #include "skyline/ProgramModel.h"
 
 #include "llvm/ADT/ArrayRef.h"
@@ -17,23 +18,13 @@
 
 namespace skyline {
 
-/// One diagnostic with the replacements that carry it out.
-struct Fix {
-  std::string Rule;    // skyline-batch-size
-  std::string Message;
-  SourceSpan At;       // where the diagnostic points
-  struct Edit {
-    SourceSpan Range;
-    std::string Text;
-  };
-  std::vector<Edit> Edits;
-};
+/// A note with the fix-it that sets the training batch size to NewValue.
+Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue);
 
-/// The fix that sets the training batch size to NewValue.
-Fix makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue);
-
-/// The YAML text clang-apply-replacements reads.
-std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Fix> Fixes);
+/// The YAML text clang-apply-replacements reads: the findings that carry a
+/// fix-it; optional ones (OptionalFix) only when IncludeOptional is set.
+std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> Findings,
+                        bool IncludeOptional = false);
 
 /// Writes Text to Path through a temporary file, so a failed write leaves
 /// no partial file behind.

@@ -27,14 +27,19 @@ namespace skyline {
 struct LinearFit {
   double Intercept = 0;
   double Slope = 0;
-  double RSquared = 0;            // 1 when the points lie on the line
-  std::vector<double> Residuals;  // y - fit, in the order of the points
+  double RSquared = 0;           // 1 when the points lie on the line
+  std::vector<double> Residuals; // y - fit, in the order of the points
   unsigned Points = 0;
   double at(double X) const { return Intercept + Slope * X; }
 };
 
 /// Fails with the reason when fewer than two distinct X values are given.
-llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X, llvm::ArrayRef<double> Y);
+llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
+                                  llvm::ArrayRef<double> Y);
+
+/// The search for the largest batch size that fits stops here, so that a huge
+/// capacity or a nearly flat memory line stays a bounded search.
+constexpr int64_t LargestSearchedBatchSize = int64_t(1) << 24;
 
 struct ModelOptions {
   double MemoryMargin = 0.10;    // --memory-margin: capacity kept free
@@ -50,7 +55,7 @@ struct Prediction {
   double IterationMs = 0;
   double Throughput = 0; // samples/s
   int64_t PeakBytes = 0;
-  bool Fits = false;        // PeakBytes within the capacity less the margin
+  bool Fits = false;         // PeakBytes within the capacity less the margin
   bool Extrapolated = false; // beyond the largest batch size measured
 };
 
@@ -63,15 +68,18 @@ struct Suggestion {
 struct Analysis {
   int64_t CurrentBatchSize = 0;
   int64_t CapacityBytes = 0;
-  int64_t UsableBytes = 0; // capacity less the margin
+  int64_t UsableBytes = 0;              // capacity less the margin
   std::optional<LinearFit> IterationMs; // against batch size
   std::optional<LinearFit> PeakBytes;
-  std::string TimeProblem;   // why IterationMs is missing ("only one ...")
-  std::string MemoryProblem; // why PeakBytes is missing
+  /// Why the time (memory) cannot be predicted ("only one ..."); empty when
+  /// it can. A poor fit stays in IterationMs (PeakBytes) to show its R².
+  std::string TimeProblem;
+  std::string MemoryProblem;
   /// The smallest batch size that ran out of memory, when one did.
   std::optional<int64_t> FirstOutOfMemory;
   /// The largest size predicted to fit under UsableBytes (and below any
-  /// size that ran out of memory); none without a memory fit.
+  /// size that ran out of memory), at most LargestSearchedBatchSize; none
+  /// without a memory fit or when even 1 does not fit.
   std::optional<int64_t> MaxBatchSize;
   std::optional<Prediction> Current;
   std::optional<Suggestion> Suggested;
@@ -79,6 +87,14 @@ struct Analysis {
   /// Sizes worth showing: the measured ones, the current, the suggested,
   /// the maximum, in increasing order without repeats.
   std::vector<Prediction> Predictions;
+  /// The largest batch size that ran without running out of memory; a
+  /// prediction beyond it is extrapolated. 0 when none did.
+  int64_t LargestMeasuredBatchSize = 0;
+
+  /// A fit may be kept to show its R² and still be unusable: the problem says
+  /// why.
+  bool canPredictTime() const { return IterationMs && TimeProblem.empty(); }
+  bool canPredictMemory() const { return PeakBytes && MemoryProblem.empty(); }
 };
 
 /// Fits the runs that did not run out of memory (median iteration time,
@@ -86,10 +102,12 @@ struct Analysis {
 Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
                  const ModelOptions &Options);
 
-/// The prediction at BatchSize; none when time or memory cannot be predicted.
+/// The prediction at BatchSize; none when time or memory cannot be predicted,
+/// or the predicted time there is not positive.
 std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize);
 
-/// The linear scaling rule: the rate grows with the batch size.
+/// The linear scaling rule: the rate grows with the batch size
+/// (Rate * To / From); Rate unchanged when either size is not positive.
 double scaleLearningRate(double Rate, int64_t From, int64_t To);
 
 } // namespace skyline

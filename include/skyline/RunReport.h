@@ -1,12 +1,24 @@
-//===- RunReport.h - Measured runs as a table and as YAML -------*- C++ -*-===//
+//===- RunReport.h - The report: runs, fits, predictions --------*- C++ -*-===//
+//
+// The YAML of --report (docs/report.md), one schema for every stage: the
+// program model, the measured runs and what the Model stage concluded. It
+// reads back (--from-report, --baseline), so a saved report answers
+// questions without building or running anything.
+//
+//===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNREPORT_H
 #define SKYLINE_RUNREPORT_H
 
 #include "skyline/Instrument.h"
 #include "skyline/Measure.h"
+#include "skyline/Model.h"
 #include "skyline/ProgramModel.h"
 
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -14,18 +26,35 @@ class raw_ostream;
 
 namespace skyline {
 
+constexpr int ReportSchemaVersion = 2;
+
+struct SavedReport {
+  int SchemaVersion = ReportSchemaVersion;
+  std::string SkylineVersion;
+  ProgramModel Program;
+  Measurement Measured;
+  double BuildSeconds = 0;
+};
+
 /// Gives each layer row the name, file, line and type of its scope.
 void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
                 const ProgramModel &Model);
 
-/// The runs as a terminal table, and the layers that take the most forward
-/// time in the last run that fit.
-void printRunTable(const Measurement &M, const std::vector<ScopeEntry> &Scopes,
-                   llvm::raw_ostream &OS);
+/// The runs as a terminal table, the memory by kind, the time split and
+/// the layers that take the most time in the declared size's run.
+void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_ostream &OS);
 
-/// The report of docs/report.md: the program model's batch size and the runs.
-std::string runReportToYAML(const ProgramModel &Model, const Measurement &M,
-                            const std::vector<ScopeEntry> &Scopes, double BuildSeconds);
+/// The fits, the predicted points and the suggestion (or why there is none).
+void printPredictions(const Analysis &A, llvm::raw_ostream &OS);
+
+/// One line per asked size: predicted time, throughput, memory and fit.
+void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS);
+
+/// The report's YAML; Model may be null (nothing could be measured).
+std::string reportToYAML(const SavedReport &Report, const Analysis *Model);
+
+/// Reads a report that reportToYAML wrote (schema 1 has no program model).
+llvm::Expected<SavedReport> readReport(llvm::StringRef Path);
 
 } // namespace skyline
 

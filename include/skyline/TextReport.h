@@ -37,6 +37,9 @@ public:
   void print(DiagLevel Level, llvm::StringRef File, unsigned Line, unsigned Column,
              unsigned Length, llvm::StringRef Message, llvm::StringRef Rule,
              std::optional<std::string> FixIt = std::nullopt);
+  /// A finding; its fix-it line shows the first edit's text when that edit
+  /// is on the finding's line. A finding without a file prints plain.
+  void print(const Finding &F);
   /// A path as the user should see it.
   std::string displayPath(llvm::StringRef Path) const { return DisplayPath(Path); }
   /// A diagnostic with no location: `skyline-check: error: ...`.

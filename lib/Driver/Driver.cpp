@@ -4,19 +4,26 @@
 
 #include "skyline/Build.h"
 #include "skyline/CompilationSetup.h"
-#include "skyline/Instrument.h"
-#include "skyline/RunReport.h"
+#include "skyline/Config.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
+#include "skyline/HtmlReport.h"
+#include "skyline/Instrument.h"
+#include "skyline/Model.h"
 #include "skyline/ProgramModelYAML.h"
+#include "skyline/RunReport.h"
+#include "skyline/Sarif.h"
 #include "skyline/TextReport.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 namespace skyline {
 namespace {
@@ -113,51 +120,205 @@ std::string defaultWorkDir(const CommandLineOptions &Options) {
   return std::string(Dir);
 }
 
+/// An output directory that is missing or read-only is found before minutes
+/// of building and running, not after.
+llvm::Error checkOutputPath(llvm::StringRef Option, const std::string &Path) {
+  if (Path.empty())
+    return llvm::Error::success();
+  llvm::SmallString<256> Dir(Path);
+  llvm::sys::path::remove_filename(Dir);
+  if (Dir.empty())
+    Dir = ".";
+  if (!llvm::sys::fs::is_directory(Dir))
+    return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                   "cannot write %s '%s': directory '%s' does not exist",
+                                   Option.str().c_str(), Path.c_str(), Dir.c_str());
+  if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
+    return llvm::createStringError(std::errc::permission_denied,
+                                   "cannot write %s '%s': directory '%s' is not writable",
+                                   Option.str().c_str(), Path.c_str(), Dir.c_str());
+  return llvm::Error::success();
+}
+
+llvm::Error checkOutputPaths(const CommandLineOptions &Options) {
+  for (auto [Option, Path] : {std::pair<const char *, const std::string *>{
+                                  "--export-fixes", &Options.ExportFixes},
+                              {"--report", &Options.Report},
+                              {"--sarif", &Options.Sarif},
+                              {"--html", &Options.Html}})
+    if (llvm::Error E = checkOutputPath(Option, *Path))
+      return E;
+  return llvm::Error::success();
+}
+
+/// The measured sweep, plus what the gate needs: a run at the baseline's
+/// batch size, repeated while a throughput drop is not yet confirmed.
+llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable, int64_t Declared,
+                                           const MeasureOptions &Options,
+                                           const SavedReport *Baseline,
+                                           const GateOptions &Gate) {
+  auto Measured = measure(Executable, Declared, Options, llvm::errs());
+  if (!Measured || !Baseline)
+    return Measured;
+  std::optional<int64_t> GateSize = gateBatchSize(*Baseline);
+  if (!GateSize)
+    return Measured;
+  MeasureOptions One = Options;
+  One.MaxRuns = 1;
+  auto RanAt = [&](int64_t Size) {
+    return std::any_of(Measured->Runs.begin(), Measured->Runs.end(),
+                       [&](const MeasuredRun &Run) { return Run.BatchSize == Size; });
+  };
+  for (unsigned Extra = 0; Extra < Gate.Repeats; ++Extra) {
+    if (RanAt(*GateSize) && !needsMoreRuns(*Baseline, *Measured, Gate))
+      break;
+    llvm::errs() << "skyline-check: gate: measuring batch size " << *GateSize << " again\n";
+    auto More = measure(Executable, *GateSize, One, llvm::errs());
+    if (!More)
+      return More.takeError();
+    Measured->Runs.insert(Measured->Runs.end(), More->Runs.begin(), More->Runs.end());
+  }
+  return Measured;
+}
+
 /// Instrument, build and measure; the static model is already printed.
-int runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
-                    const clang::tooling::CompilationDatabase &Database,
-                    llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
+llvm::Expected<SavedReport> runDynamicPhase(const CommandLineOptions &Options,
+                                            const ProgramModel &Model,
+                                            const clang::tooling::CompilationDatabase &Database,
+                                            const SavedReport *Baseline,
+                                            DiagnosticPrinter &ErrPrinter) {
   std::string WorkDir = defaultWorkDir(Options);
   auto Program = instrumentProgram(Model, WorkDir);
-  if (!Program) {
-    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Program.takeError()));
-    return ExitToolError;
-  }
+  if (!Program)
+    return Program.takeError();
   for (const std::string &Note : Program->Notes)
     ErrPrinter.printPlain(DiagLevel::Remark, Note);
 
   BuildOptions Build{WorkDir, Options.TorchDir, Options.BuildPath, Options.LinkArgs};
   auto Built = buildProgram(*Program, projectFlags(Database, Model, *Program), Build,
                             llvm::errs());
-  if (!Built) {
-    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Built.takeError()));
-    return ExitToolError;
-  }
+  if (!Built)
+    return Built.takeError();
 
   MeasureOptions Measure = Options.Measure;
   Measure.WorkDir = WorkDir;
-  auto Measured = measure(Built->Executable, Model.BatchSize->Value, Measure, llvm::errs());
-  if (!Measured) {
-    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Measured.takeError()));
-    return ExitToolError;
-  }
+  auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value, Measure, Baseline,
+                                 Options.Gate);
+  if (!Measured)
+    return Measured.takeError();
   nameLayers(*Measured, Program->Scopes, Model);
-  Out << "\n";
-  printRunTable(*Measured, Program->Scopes, Out);
-  Out << llvm::format("time: build %.1f s%s, runs", Built->Seconds,
-                      Built->Recompiled ? "" : " (cached)");
   double RunSeconds = 0;
   for (const MeasuredRun &Run : Measured->Runs)
     RunSeconds += Run.WallSeconds;
-  Out << llvm::format(" %.1f s; work directory %s\n", RunSeconds, WorkDir.c_str());
+  llvm::errs() << llvm::format("skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
+                               Built->Seconds, Built->Recompiled ? "" : " (cached)", RunSeconds,
+                               WorkDir.c_str());
+  SavedReport Report;
+  Report.SkylineVersion = SKYLINE_VERSION;
+  Report.Program = Model;
+  Report.Measured = std::move(*Measured);
+  Report.BuildSeconds = Built->Seconds;
+  return Report;
+}
+
+std::string mainSource(const SavedReport &Report) {
+  if (!Report.Program.Sources.empty())
+    return Report.Program.Sources.front();
+  return Report.Program.BatchSize ? Report.Program.BatchSize->Literal.File : "";
+}
+
+/// What every run ends with, measured now or read from a report: the
+/// Model stage, the rules, the gate, the terminal and the output files.
+int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
+                     const SavedReport *Baseline, const PathDisplay &Display,
+                     llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
+  const ProgramModel &Program = Report.Program;
+  int64_t Declared = Program.BatchSize ? Program.BatchSize->Value : 0;
+  Analysis Model = analyze(Report.Measured, Declared, Options.Rules.Model);
+
+  std::vector<Finding> Findings;
+  if (Program.BatchSize)
+    Findings = runRules({Program, Report.Measured, Model, Options.Rules});
+  if (Options.SetBatchSize && Program.BatchSize)
+    Findings.push_back(makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
+  std::optional<GateVerdict> Verdict;
+  if (Baseline) {
+    SourceSpan At = Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
+    Verdict = compareWithBaseline(*Baseline, Report.Measured, At, Options.Gate);
+    std::vector<Finding> GateFindings = dropSilenced(Verdict->Findings);
+    Findings.insert(Findings.end(), GateFindings.begin(), GateFindings.end());
+  }
+
+  Out << "\n";
+  printRunTable(Report.Measured, Declared, Out);
+  printPredictions(Model, Out);
+  for (int64_t Size : Options.WhatIfBatchSizes)
+    printWhatIf(Model, Size, Out);
+  if (Verdict) {
+    Out << "gate at batch size " << Verdict->BatchSize << ": ";
+    if (Verdict->ThroughputChange)
+      Out << llvm::format("throughput %+.1f%% (noise %.1f%%, %u run(s)), ",
+                          *Verdict->ThroughputChange * 100, Verdict->ThroughputNoise * 100,
+                          Verdict->RunsCompared);
+    if (Verdict->MemoryChange)
+      Out << llvm::format("peak memory %+.2f%%, ", *Verdict->MemoryChange * 100);
+    Out << (Verdict->Regressed ? "REGRESSION" : "pass") << "\n";
+  }
+  if (!Findings.empty())
+    Out << "\n";
+  DiagnosticPrinter Printer(Out, std::cref(Display));
+  for (const Finding &F : Findings)
+    Printer.print(F);
+
+  std::string Main = mainSource(Report);
+  std::vector<std::pair<std::string, std::string>> Files;
+  if (!Options.ExportFixes.empty())
+    Files.push_back({Options.ExportFixes, fixesToYAML(Main, Findings, Options.ScaleLearningRate)});
   if (!Options.Report.empty())
-    if (llvm::Error E = writeFileAtomically(
-            Options.Report,
-            runReportToYAML(Model, *Measured, Program->Scopes, Built->Seconds))) {
+    Files.push_back({Options.Report, reportToYAML(Report, &Model)});
+  if (!Options.Sarif.empty()) {
+    SarifOptions Sarif;
+    Sarif.SourceRoot = Options.SourceRoot.empty() ? defaultSourceRoot(".") : Options.SourceRoot;
+    llvm::SmallString<256> Root(Sarif.SourceRoot);
+    llvm::sys::fs::make_absolute(Root);
+    Sarif.SourceRoot = std::string(Root);
+    Sarif.ToolVersion = SKYLINE_VERSION;
+    // GitHub's category is the id up to its last '/': one per program.
+    Sarif.AutomationId = "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
+    Files.push_back({Options.Sarif, findingsToSarif(Findings, Sarif)});
+  }
+  if (!Options.Html.empty()) {
+    HtmlReportInput Html;
+    Html.Title = "skyline-check: " + Display(Main);
+    if (Program.BatchSize) {
+      Html.BatchSizeName = Program.BatchSize->Name;
+      Html.BatchSizeLocation = Display(Program.BatchSize->Literal.File) + ":" +
+                               std::to_string(Program.BatchSize->Literal.Line);
+    }
+    Html.Measured = &Report.Measured;
+    Html.Model = &Model;
+    Html.Findings = Findings;
+    Files.push_back({Options.Html, renderHtmlReport(Html)});
+  }
+  for (const auto &[Path, Text] : Files)
+    if (llvm::Error E = writeFileAtomically(Path, Text)) {
       ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
       return ExitToolError;
     }
-  return ExitSuccess;
+  return Verdict && Verdict->Regressed ? ExitRegression : ExitSuccess;
+}
+
+llvm::Expected<std::optional<SavedReport>> loadBaseline(const CommandLineOptions &Options) {
+  if (Options.Baseline.empty())
+    return std::nullopt;
+  auto Baseline = readReport(Options.Baseline);
+  if (!Baseline)
+    return Baseline.takeError();
+  if (!gateBatchSize(*Baseline))
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "baseline '%s' has no run that fit: nothing to compare with",
+                                   Options.Baseline.c_str());
+  return std::optional<SavedReport>(std::move(*Baseline));
 }
 
 } // namespace
@@ -166,12 +327,27 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                     llvm::raw_ostream &Err) {
   PathDisplay Display(Options.Sources);
   DiagnosticPrinter ErrPrinter(Err, std::cref(Display));
+  auto Fail = [&](llvm::Error E) {
+    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
+    return ExitToolError;
+  };
+  if (llvm::Error E = checkOutputPaths(Options))
+    return Fail(std::move(E));
+  auto Baseline = loadBaseline(Options);
+  if (!Baseline)
+    return Fail(Baseline.takeError());
+  const SavedReport *BaselineReport = *Baseline ? &**Baseline : nullptr;
+
+  if (!Options.FromReport.empty()) {
+    auto Saved = readReport(Options.FromReport);
+    if (!Saved)
+      return Fail(Saved.takeError());
+    return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out, ErrPrinter);
+  }
 
   auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs, Options.Sources);
-  if (!Setup) {
-    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Setup.takeError()));
-    return ExitToolError;
-  }
+  if (!Setup)
+    return Fail(Setup.takeError());
   for (const std::string &Warning : Setup->Warnings)
     ErrPrinter.printPlain(DiagLevel::Warning, Warning);
 
@@ -179,24 +355,32 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   Frontend.BatchSizeVar = Options.BatchSizeVar;
   Frontend.DiagnosticStream = &Err;
   auto Model = analyzeProgram(*Setup->Database, Options.Sources, Frontend);
-  if (!Model) {
-    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(Model.takeError()));
-    return ExitToolError;
-  }
+  if (!Model)
+    return Fail(Model.takeError());
   if (!Model->BatchSize) {
     ErrPrinter.printPlain(DiagLevel::Error, noBatchSizeMessage(*Model, Options));
     return ExitToolError;
   }
 
-  std::optional<Fix> BatchSizeFix;
-  if (Options.SetBatchSize)
-    BatchSizeFix = makeBatchSizeFix(*Model->BatchSize, *Options.SetBatchSize);
-  if (BatchSizeFix && !Options.ExportFixes.empty()) {
-    if (llvm::Error E = writeFileAtomically(
-            Options.ExportFixes, fixesToYAML(Model->Sources.front(), *BatchSizeFix))) {
-      ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
-      return ExitToolError;
+  if (Options.AnalyzeOnly) {
+    std::optional<Finding> BatchSizeFix;
+    if (Options.SetBatchSize)
+      BatchSizeFix = makeBatchSizeFix(*Model->BatchSize, *Options.SetBatchSize);
+    if (BatchSizeFix && !Options.ExportFixes.empty())
+      if (llvm::Error E = writeFileAtomically(
+              Options.ExportFixes, fixesToYAML(Model->Sources.front(), *BatchSizeFix)))
+        return Fail(std::move(E));
+    if (Options.Format == OutputFormat::YAML) {
+      ProgramModel Shown = *Model;
+      Display.apply(Shown);
+      Out << programModelToYAML(Shown);
+      return ExitSuccess;
     }
+    DiagnosticPrinter Printer(Out, std::cref(Display));
+    printProgramModel(*Model, Printer, Out);
+    if (BatchSizeFix)
+      Printer.print(*BatchSizeFix);
+    return ExitSuccess;
   }
 
   if (Options.Format == OutputFormat::YAML) {
@@ -206,15 +390,11 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   } else {
     DiagnosticPrinter Printer(Out, std::cref(Display));
     printProgramModel(*Model, Printer, Out);
-    if (BatchSizeFix)
-      Printer.print(DiagLevel::Note, BatchSizeFix->At.File, BatchSizeFix->At.Line,
-                    BatchSizeFix->At.Column, BatchSizeFix->At.Length,
-                    BatchSizeFix->Message, BatchSizeFix->Rule,
-                    BatchSizeFix->Edits.front().Text);
   }
-  if (Options.AnalyzeOnly)
-    return ExitSuccess;
-  return runDynamicPhase(Options, *Model, *Setup->Database, Out, ErrPrinter);
+  auto Report = runDynamicPhase(Options, *Model, *Setup->Database, BaselineReport, ErrPrinter);
+  if (!Report)
+    return Fail(Report.takeError());
+  return concludeAnalysis(Options, *Report, BaselineReport, Display, Out, ErrPrinter);
 }
 
 } // namespace skyline

@@ -1,1 +1,189 @@
-// placeholder; being written
+//===- Gate.cpp - CI's regression gate against a baseline report ----------===//
+
+#include "skyline/Gate.h"
+
+#include "skyline/Units.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace skyline {
+namespace {
+
+/// The runs that fit at BatchSize, in the order they ran.
+std::vector<const MeasuredRun *> runsAt(const Measurement &M, int64_t BatchSize) {
+  std::vector<const MeasuredRun *> Runs;
+  for (const MeasuredRun &Run : M.Runs)
+    if (Run.BatchSize == BatchSize && !Run.OutOfMemory && Run.Iterations > 0 &&
+        Run.IterationMs.Median > 0)
+      Runs.push_back(&Run);
+  return Runs;
+}
+
+bool ranOutOfMemoryAt(const Measurement &M, int64_t BatchSize) {
+  return std::any_of(M.Runs.begin(), M.Runs.end(), [&](const MeasuredRun &Run) {
+    return Run.BatchSize == BatchSize && Run.OutOfMemory;
+  });
+}
+
+/// The fastest run: interference from other work only ever slows a run.
+const MeasuredRun *fastest(const std::vector<const MeasuredRun *> &Runs) {
+  const MeasuredRun *Best = nullptr;
+  for (const MeasuredRun *Run : Runs)
+    if (!Best || Run->IterationMs.Median < Best->IterationMs.Median)
+      Best = Run;
+  return Best;
+}
+
+/// The standard error of a median relative to it: 1.2533 sd / sqrt(n) for
+/// normal noise.
+double relativeMedianError(const MeasuredRun &Run) {
+  if (Run.Iterations == 0 || Run.IterationMs.Median <= 0)
+    return 0;
+  return 1.2533 * Run.IterationMs.Stddev / std::sqrt(double(Run.Iterations)) /
+         Run.IterationMs.Median;
+}
+
+/// Baseline median over current median, less 1: negative is slower.
+struct ThroughputComparison {
+  double Change = 0;
+  double Noise = 0; // three combined standard errors
+};
+
+ThroughputComparison compareThroughput(const MeasuredRun &Baseline, const MeasuredRun &Best) {
+  ThroughputComparison C;
+  C.Change = Baseline.IterationMs.Median / Best.IterationMs.Median - 1;
+  C.Noise = 3 * std::hypot(relativeMedianError(Baseline), relativeMedianError(Best));
+  return C;
+}
+
+/// From the median, the figure the gate compares.
+double samplesPerSecond(const MeasuredRun &Run) {
+  return double(Run.BatchSize) / Run.IterationMs.Median * 1000;
+}
+
+bool isThroughputDrop(const ThroughputComparison &C, const GateOptions &Options) {
+  return -C.Change > Options.MaxThroughputDrop && -C.Change > C.Noise;
+}
+
+Finding regression(const char *Rule, const SourceSpan &At, std::string Message) {
+  Finding F;
+  F.Rule = Rule;
+  F.Level = DiagLevel::Error;
+  F.At = At;
+  F.Message = std::move(Message);
+  return F;
+}
+
+/// At: code scanning rejects a SARIF result without a location, so even the
+/// environment's warnings point at the batch-size literal.
+void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
+                      const SourceSpan &At, GateVerdict &Verdict) {
+  auto Mismatch = [&](const char *What, const std::string &Then, const std::string &Now) {
+    if (Then.empty() || Now.empty() || Then == Now)
+      return;
+    Finding F;
+    F.Rule = "skyline-baseline-environment";
+    F.Level = DiagLevel::Warning;
+    F.At = At;
+    F.Message = llvm::formatv("the baseline ran with {0} {1}, this run with {2}: the comparison "
+                              "may not be fair",
+                              What, Then, Now)
+                    .str();
+    Verdict.Findings.push_back(std::move(F));
+  };
+  Mismatch("LibTorch", Baseline.TorchVersion, Current.TorchVersion);
+  Mismatch("device", Baseline.DeviceType, Current.DeviceType);
+  Mismatch("device name", Baseline.DeviceName, Current.DeviceName);
+  Mismatch("threads", Baseline.Threads ? std::to_string(Baseline.Threads) : "",
+           Current.Threads ? std::to_string(Current.Threads) : "");
+  Mismatch("memory capacity", std::to_string(Baseline.MemoryCapacityBytes),
+           std::to_string(Current.MemoryCapacityBytes));
+}
+
+} // namespace
+
+std::optional<int64_t> gateBatchSize(const SavedReport &Baseline) {
+  if (Baseline.Program.BatchSize)
+    return Baseline.Program.BatchSize->Value;
+  for (const MeasuredRun &Run : Baseline.Measured.Runs)
+    if (!Run.OutOfMemory)
+      return Run.BatchSize;
+  return std::nullopt;
+}
+
+bool needsMoreRuns(const SavedReport &Baseline, const Measurement &Current,
+                   const GateOptions &Options) {
+  std::optional<int64_t> BatchSize = gateBatchSize(Baseline);
+  if (!BatchSize)
+    return false;
+  const MeasuredRun *Then = fastest(runsAt(Baseline.Measured, *BatchSize));
+  std::vector<const MeasuredRun *> Now = runsAt(Current, *BatchSize);
+  if (!Then || Now.empty() || Now.size() >= Options.Repeats)
+    return false;
+  return isThroughputDrop(compareThroughput(*Then, *fastest(Now)), Options);
+}
+
+GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &Current,
+                                const SourceSpan &At, const GateOptions &Options) {
+  GateVerdict Verdict;
+  checkEnvironment(Baseline.Measured, Current, At, Verdict);
+  std::optional<int64_t> BatchSize = gateBatchSize(Baseline);
+  if (!BatchSize)
+    return Verdict;
+  Verdict.BatchSize = *BatchSize;
+  const MeasuredRun *Then = fastest(runsAt(Baseline.Measured, *BatchSize));
+  std::vector<const MeasuredRun *> Now = runsAt(Current, *BatchSize);
+  Verdict.RunsCompared = Now.size();
+  if (Then && Now.empty() && ranOutOfMemoryAt(Current, *BatchSize)) {
+    Verdict.Regressed = true;
+    Verdict.Findings.push_back(regression(
+        "skyline-memory-regression", At,
+        llvm::formatv("batch size {0} now runs out of memory; the baseline's peak there was {1}",
+                      *BatchSize, formatBytes(Then->PeakBytes))
+            .str()));
+    return Verdict;
+  }
+  if (!Then || Now.empty())
+    return Verdict;
+
+  const MeasuredRun &Best = *fastest(Now);
+  ThroughputComparison Throughput = compareThroughput(*Then, Best);
+  Verdict.ThroughputChange = Throughput.Change;
+  Verdict.ThroughputNoise = Throughput.Noise;
+  if (isThroughputDrop(Throughput, Options)) {
+    Verdict.Regressed = true;
+    Verdict.Findings.push_back(regression(
+        "skyline-throughput-regression", At,
+        llvm::formatv("throughput at batch size {0} dropped {1} against the baseline ({2:F1} -> "
+                      "{3:F1} samples/s, best of {4} run{5}; allowed {6}, noise {7})",
+                      *BatchSize, formatShare(-Throughput.Change), samplesPerSecond(*Then),
+                      samplesPerSecond(Best), Now.size(), Now.size() == 1 ? "" : "s",
+                      formatShare(Options.MaxThroughputDrop),
+                      formatShare(Throughput.Noise))
+            .str()));
+  }
+
+  int64_t PeakNow = Now.front()->PeakBytes;
+  for (const MeasuredRun *Run : Now)
+    PeakNow = std::min(PeakNow, Run->PeakBytes);
+  if (Then->PeakBytes > 0) {
+    Verdict.MemoryChange = double(PeakNow) / double(Then->PeakBytes) - 1;
+    if (*Verdict.MemoryChange > Options.MaxMemoryGrowth) {
+      Verdict.Regressed = true;
+      Verdict.Findings.push_back(regression(
+          "skyline-memory-regression", At,
+          llvm::formatv("peak memory at batch size {0} grew {1} against the baseline ({2} -> "
+                        "{3}; allowed {4})",
+                        *BatchSize, formatShare(*Verdict.MemoryChange),
+                        formatBytes(Then->PeakBytes), formatBytes(PeakNow),
+                        formatShare(Options.MaxMemoryGrowth))
+              .str()));
+    }
+  }
+  return Verdict;
+}
+
+} // namespace skyline

@@ -1,1 +1,424 @@
-// placeholder; being written
+//===- Model.cpp - Predictions from the measured runs ---------------------===//
+//
+// Least-squares lines of iteration time and peak memory against batch size,
+// the largest batch size under the memory cap, and the suggested size: the
+// smallest (rounded) whose predicted throughput is within a slack of the best.
+//
+//===----------------------------------------------------------------------===//
+
+#include "skyline/Model.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <set>
+
+namespace skyline {
+namespace {
+
+/// Rounds to the nearest integer, saturating: a line evaluated far out can
+/// leave the int64 range, and converting such a double is undefined.
+int64_t roundSaturated(double Value) {
+  if (std::isnan(Value))
+    return 0;
+  constexpr double Limit = 9.2e18; // just below 2^63
+  if (Value >= Limit)
+    return std::numeric_limits<int64_t>::max();
+  if (Value <= -Limit)
+    return std::numeric_limits<int64_t>::min();
+  return std::llround(Value);
+}
+
+std::string formatFixed(double Value, int Decimals) {
+  char Buffer[64];
+  std::snprintf(Buffer, sizeof(Buffer), "%.*f", Decimals, Value);
+  return Buffer;
+}
+
+/// "3.1", "5", "-5.7": fixed decimals without trailing zeros.
+std::string formatTrimmed(double Value, int Decimals) {
+  std::string Text = formatFixed(Value, Decimals);
+  if (Text.find('.') == std::string::npos)
+    return Text;
+  while (Text.back() == '0')
+    Text.pop_back();
+  if (Text.back() == '.')
+    Text.pop_back();
+  return Text == "-0" ? "0" : Text;
+}
+
+/// Decimals enough to print A and B apart ("0.8996 < 0.9000", not
+/// "0.90 < 0.90"), from Fewest to 6.
+int decimalsApart(double A, double B, int Fewest) {
+  int Decimals = Fewest;
+  while (Decimals < 6 && formatFixed(A, Decimals) == formatFixed(B, Decimals))
+    ++Decimals;
+  return Decimals;
+}
+
+std::string percent(double Fraction) {
+  return formatTrimmed(Fraction * 100, 1) + "%";
+}
+
+/// The smallest K in [Lo, Hi) for which Holds is true, Hi when none; Holds
+/// must be false and then true as K grows.
+template <typename Predicate>
+int64_t firstWhere(int64_t Lo, int64_t Hi, Predicate Holds) {
+  while (Lo < Hi) {
+    int64_t Mid = Lo + (Hi - Lo) / 2;
+    if (Holds(Mid))
+      Hi = Mid;
+    else
+      Lo = Mid + 1;
+  }
+  return Lo;
+}
+
+/// The runs the lines are fitted to.
+struct Points {
+  std::vector<double> BatchSizes, IterationMs, PeakBytes;
+  std::set<int64_t> DistinctSizes;
+};
+
+Points collectPoints(const Measurement &M) {
+  Points P;
+  for (const MeasuredRun &Run : M.Runs) {
+    if (Run.OutOfMemory || Run.Iterations == 0 || Run.BatchSize <= 0)
+      continue;
+    P.BatchSizes.push_back(double(Run.BatchSize));
+    P.IterationMs.push_back(Run.IterationMs.Median);
+    P.PeakBytes.push_back(double(Run.PeakBytes));
+    P.DistinctSizes.insert(Run.BatchSize);
+  }
+  return P;
+}
+
+std::optional<int64_t> firstOutOfMemory(const Measurement &M) {
+  std::optional<int64_t> First;
+  for (const MeasuredRun &Run : M.Runs)
+    if (Run.OutOfMemory && Run.BatchSize > 0 &&
+        (!First || Run.BatchSize < *First))
+      First = Run.BatchSize;
+  return First;
+}
+
+int64_t usableBytes(int64_t Capacity, double Margin) {
+  if (Capacity <= 0)
+    return 0;
+  double Kept = 1 - std::clamp(Margin, 0.0, 1.0);
+  return std::max<int64_t>(0,
+                           roundSaturated(std::floor(double(Capacity) * Kept)));
+}
+
+/// Why no line can be fitted, when fewer than two batch sizes ran.
+std::string describeTooFewSizes(const Measurement &M, const Points &P) {
+  if (P.DistinctSizes.size() == 1)
+    return "only one batch size ran without running out of memory (" +
+           std::to_string(*P.DistinctSizes.begin()) +
+           "); at least two are needed";
+  if (M.Runs.empty())
+    return "no batch size was measured";
+  return "no batch size ran its iterations without running out of memory";
+}
+
+/// Fits Y against the batch sizes. The fit is kept whenever one exists (the
+/// report shows its R²); Problem says why it cannot predict.
+void fitQuantity(const Measurement &M, const Points &P,
+                 llvm::ArrayRef<double> Y, llvm::StringRef Quantity,
+                 const ModelOptions &Options, std::optional<LinearFit> &Fit,
+                 std::string &Problem) {
+  if (P.DistinctSizes.size() < 2) {
+    Problem = describeTooFewSizes(M, P);
+    return;
+  }
+  llvm::Expected<LinearFit> Line = fitLine(P.BatchSizes, Y);
+  if (!Line) {
+    Problem =
+        ("cannot fit " + Quantity + ": " + llvm::toString(Line.takeError()))
+            .str();
+    return;
+  }
+  Fit = *Line;
+  if (Fit->Slope <= 0)
+    Problem = (Quantity + " does not grow with the batch size").str();
+  else if (Fit->RSquared < Options.MinRSquared) {
+    int Decimals = decimalsApart(Fit->RSquared, Options.MinRSquared, 2);
+    Problem = llvm::formatv("{0} does not fit a line (R² = {1} < {2})",
+                            Quantity, formatFixed(Fit->RSquared, Decimals),
+                            formatFixed(Options.MinRSquared, Decimals))
+                  .str();
+  }
+}
+
+int64_t predictedPeakBytes(const LinearFit &Memory, int64_t BatchSize) {
+  return roundSaturated(Memory.at(double(BatchSize)));
+}
+
+/// Fits under the capacity less the margin, and below any size that ran out
+/// of memory.
+bool fitsInMemory(const Analysis &A, int64_t BatchSize, int64_t PeakBytes) {
+  return PeakBytes <= A.UsableBytes &&
+         (!A.FirstOutOfMemory || BatchSize < *A.FirstOutOfMemory);
+}
+
+/// Sets MaxBatchSize, or returns why there is none. The memory line rises
+/// (checked before), so the sizes that fit are 1 up to some size.
+std::string findMaxBatchSize(Analysis &A) {
+  if (!A.canPredictMemory())
+    return "cannot predict: " + A.MemoryProblem;
+  if (A.CapacityBytes <= 0)
+    return "the memory capacity is not known";
+  if (A.FirstOutOfMemory && *A.FirstOutOfMemory <= 1)
+    return "batch size 1 ran out of memory";
+  auto Fits = [&](int64_t B) {
+    return fitsInMemory(A, B, predictedPeakBytes(*A.PeakBytes, B));
+  };
+  if (!Fits(1))
+    return llvm::formatv("even batch size 1 is predicted to need {0} bytes, "
+                         "more than the usable {1} (the capacity less the "
+                         "margin)",
+                         predictedPeakBytes(*A.PeakBytes, 1), A.UsableBytes)
+        .str();
+  int64_t Limit = LargestSearchedBatchSize;
+  if (A.FirstOutOfMemory)
+    Limit = std::min(Limit, *A.FirstOutOfMemory - 1);
+  A.MaxBatchSize =
+      firstWhere(1, Limit + 1, [&](int64_t B) { return !Fits(B); }) - 1;
+  return "";
+}
+
+/// Samples per second at BatchSize; none where the time line is not positive.
+std::optional<double> throughputAt(const LinearFit &Time, int64_t BatchSize) {
+  double Ms = Time.at(double(BatchSize));
+  if (!(Ms > 0))
+    return std::nullopt;
+  return double(BatchSize) / (Ms / 1000);
+}
+
+/// The smallest candidate (a multiple of RoundTo up to MaxBatchSize, or
+/// MaxBatchSize itself when it is below RoundTo) whose throughput is within
+/// the slack of the best under the cap.
+///
+/// With a rising time line a + c*b, the throughput b / (a + c*b) is monotonic
+/// wherever the time is positive (rising for a > 0, falling for a < 0), and
+/// the time is positive from some size on: so the best is at an end, and the
+/// candidates can be searched by halving rather than one by one.
+std::optional<int64_t> chooseBatchSize(const LinearFit &Time,
+                                       int64_t MaxBatchSize,
+                                       const ModelOptions &Options) {
+  int64_t Step = std::clamp<int64_t>(Options.RoundTo, 1, MaxBatchSize);
+  int64_t Count = MaxBatchSize / Step; // candidates K * Step, K in [1, Count]
+  int64_t First = firstWhere(
+      1, Count + 1, [&](int64_t K) { return Time.at(double(K * Step)) > 0; });
+  std::optional<double> Best;
+  for (int64_t B : {First * Step, Count * Step, MaxBatchSize})
+    if (B <= MaxBatchSize)
+      if (std::optional<double> Throughput = throughputAt(Time, B))
+        Best = std::max(Best.value_or(0), *Throughput);
+  if (!Best)
+    return std::nullopt;
+  if (First > Count)
+    return MaxBatchSize; // no multiple has a positive time; the maximum does
+
+  double Threshold =
+      (1 - std::clamp(Options.ThroughputSlack, 0.0, 1.0)) * *Best;
+  auto Reaches = [&](int64_t K) {
+    std::optional<double> Throughput = throughputAt(Time, K * Step);
+    return Throughput && *Throughput >= Threshold;
+  };
+  if (Reaches(First))
+    return First * Step; // the throughput falls from here, or is flat
+  // It rises, so the candidates that reach the threshold are a suffix.
+  int64_t K = firstWhere(First + 1, Count + 1, Reaches);
+  // When no multiple reaches it, the maximum does (it is the best).
+  return K <= Count ? K * Step : MaxBatchSize;
+}
+
+/// Why a suggestion that fits is not offered.
+std::string describeSmallGain(int64_t Current, int64_t Suggested, double Gain,
+                              const ModelOptions &Options) {
+  std::string MinGain = "(min gain " + percent(Options.MinGain) + ")";
+  if (Suggested == Current)
+    return llvm::formatv("batch size {0} is already the smallest within {1} of "
+                         "the best predicted throughput under the memory cap",
+                         Current, percent(Options.ThroughputSlack))
+        .str();
+  if (Suggested > Current)
+    return llvm::formatv(
+               "batch size {0} is within {1} of the predicted "
+               "throughput of {2}, the suggested size under the memory "
+               "cap {3}",
+               Current, percent(Gain), Suggested, MinGain)
+        .str();
+  return llvm::formatv("batch size {0} is past the knee: {1} is within {2} of "
+                       "the best predicted throughput, and switching would "
+                       "change the throughput by {3} {4}",
+                       Current, Suggested, percent(Options.ThroughputSlack),
+                       percent(Gain), MinGain)
+      .str();
+}
+
+/// Sets Suggested, or NoSuggestionReason.
+void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
+             const ModelOptions &Options) {
+  if (!A.canPredictTime()) {
+    A.NoSuggestionReason = "cannot predict: " + A.TimeProblem;
+    return;
+  }
+  if (!A.MaxBatchSize) {
+    A.NoSuggestionReason = WhyNoMaxBatchSize.str();
+    return;
+  }
+  if (A.CurrentBatchSize <= 0) {
+    A.NoSuggestionReason = "the current batch size is not known";
+    return;
+  }
+  if (!A.Current) {
+    A.NoSuggestionReason =
+        llvm::formatv("the predicted iteration time at the current batch size "
+                      "{0} is not positive",
+                      A.CurrentBatchSize)
+            .str();
+    return;
+  }
+  std::optional<int64_t> Chosen =
+      chooseBatchSize(*A.IterationMs, *A.MaxBatchSize, Options);
+  std::optional<Prediction> At;
+  if (Chosen)
+    At = predictAt(A, *Chosen);
+  if (!At) {
+    A.NoSuggestionReason =
+        llvm::formatv("the predicted iteration time is not positive up to "
+                      "batch size {0}",
+                      *A.MaxBatchSize)
+            .str();
+    return;
+  }
+  double Gain = At->Throughput / A.Current->Throughput - 1;
+  // A current size that does not fit needs the change whatever it costs.
+  bool CurrentFits = A.CurrentBatchSize <= *A.MaxBatchSize;
+  if (CurrentFits &&
+      (*Chosen == A.CurrentBatchSize || Gain < Options.MinGain)) {
+    A.NoSuggestionReason =
+        describeSmallGain(A.CurrentBatchSize, *Chosen, Gain, Options);
+    return;
+  }
+  A.Suggested = Suggestion{*Chosen, Gain, *At};
+}
+
+void collectPredictions(Analysis &A, const Measurement &M) {
+  std::set<int64_t> Sizes;
+  for (const MeasuredRun &Run : M.Runs)
+    Sizes.insert(Run.BatchSize);
+  Sizes.insert(A.CurrentBatchSize);
+  if (A.Suggested)
+    Sizes.insert(A.Suggested->BatchSize);
+  if (A.MaxBatchSize)
+    Sizes.insert(*A.MaxBatchSize);
+  for (int64_t B : Sizes)
+    if (std::optional<Prediction> P = predictAt(A, B))
+      A.Predictions.push_back(*P);
+}
+
+} // namespace
+
+llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
+                                  llvm::ArrayRef<double> Y) {
+  if (X.size() != Y.size())
+    return llvm::createStringError(llvm::formatv(
+        "x and y differ in length ({0} and {1})", X.size(), Y.size()));
+  for (size_t I = 0; I < X.size(); ++I)
+    if (!std::isfinite(X[I]) || !std::isfinite(Y[I]))
+      return llvm::createStringError(
+          llvm::formatv("point {0} is not a finite number", I + 1));
+  if (llvm::all_of(X, [&](double V) { return V == X.front(); }))
+    return llvm::createStringError(llvm::formatv(
+        "a line needs at least two distinct x values ({0} point(s) given)",
+        X.size()));
+
+  // Sums over values shifted by the first point: equal values then give
+  // exact zeros, so a flat line has slope 0 and not rounding noise.
+  size_t N = X.size();
+  double MeanDX = 0, MeanDY = 0;
+  for (size_t I = 0; I < N; ++I) {
+    MeanDX += X[I] - X[0];
+    MeanDY += Y[I] - Y[0];
+  }
+  MeanDX /= N;
+  MeanDY /= N;
+  double Sxx = 0, Sxy = 0, SStot = 0;
+  for (size_t I = 0; I < N; ++I) {
+    double DX = X[I] - X[0] - MeanDX, DY = Y[I] - Y[0] - MeanDY;
+    Sxx += DX * DX;
+    Sxy += DX * DY;
+    SStot += DY * DY;
+  }
+  if (!(Sxx > 0))
+    return llvm::createStringError("the x values are too close to fit a line");
+
+  LinearFit Fit;
+  Fit.Points = N;
+  Fit.Slope = Sxy / Sxx;
+  Fit.Intercept = (Y[0] + MeanDY) - Fit.Slope * (X[0] + MeanDX);
+  double SSres = 0;
+  for (size_t I = 0; I < N; ++I) {
+    Fit.Residuals.push_back(Y[I] - Fit.at(X[I]));
+    SSres += Fit.Residuals.back() * Fit.Residuals.back();
+  }
+  // Equal y values lie on the flat line the fit finds.
+  if (SStot == 0)
+    Fit.RSquared = SSres <= 1e-12 ? 1 : 0;
+  else
+    Fit.RSquared = 1 - SSres / SStot;
+  return Fit;
+}
+
+Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
+                 const ModelOptions &Options) {
+  Analysis A;
+  A.CurrentBatchSize = CurrentBatchSize;
+  A.CapacityBytes = M.MemoryCapacityBytes;
+  A.UsableBytes = usableBytes(M.MemoryCapacityBytes, Options.MemoryMargin);
+  A.FirstOutOfMemory = firstOutOfMemory(M);
+
+  Points P = collectPoints(M);
+  if (!P.DistinctSizes.empty())
+    A.LargestMeasuredBatchSize = *P.DistinctSizes.rbegin();
+  fitQuantity(M, P, P.IterationMs, "the iteration time", Options, A.IterationMs,
+              A.TimeProblem);
+  fitQuantity(M, P, P.PeakBytes, "peak memory", Options, A.PeakBytes,
+              A.MemoryProblem);
+
+  std::string WhyNoMaxBatchSize = findMaxBatchSize(A);
+  A.Current = predictAt(A, CurrentBatchSize);
+  suggest(A, WhyNoMaxBatchSize, Options);
+  collectPredictions(A, M);
+  return A;
+}
+
+std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize) {
+  if (BatchSize <= 0 || !A.canPredictTime() || !A.canPredictMemory())
+    return std::nullopt;
+  std::optional<double> Throughput = throughputAt(*A.IterationMs, BatchSize);
+  if (!Throughput)
+    return std::nullopt;
+  Prediction P;
+  P.BatchSize = BatchSize;
+  P.IterationMs = A.IterationMs->at(double(BatchSize));
+  P.Throughput = *Throughput;
+  P.PeakBytes = predictedPeakBytes(*A.PeakBytes, BatchSize);
+  P.Fits = fitsInMemory(A, BatchSize, P.PeakBytes);
+  P.Extrapolated = BatchSize > A.LargestMeasuredBatchSize;
+  return P;
+}
+
+double scaleLearningRate(double Rate, int64_t From, int64_t To) {
+  if (From <= 0 || To <= 0)
+    return Rate;
+  return Rate * double(To) / double(From);
+}
+
+} // namespace skyline

@@ -11,9 +11,10 @@
 
 namespace skyline {
 
-Fix makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
-  Fix F;
+Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
+  Finding F;
   F.Rule = "skyline-batch-size";
+  F.Level = DiagLevel::Note;
   F.Message = "set the training batch size '" + Site.Name + "' from " +
               std::to_string(Site.Value) + " to " + std::to_string(NewValue);
   F.At = Site.Literal;
@@ -21,22 +22,32 @@ Fix makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
   return F;
 }
 
-std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Fix> Fixes) {
+// A top-level diagnostic in clang-tidy's file is a warning or an error; our
+// notes with a fix-it (a requested batch size, a scaled rate) go as warnings.
+static clang::tooling::Diagnostic::Level toolingLevel(DiagLevel Level) {
+  return Level == DiagLevel::Error ? clang::tooling::Diagnostic::Error
+                                   : clang::tooling::Diagnostic::Warning;
+}
+
+std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> Findings,
+                        bool IncludeOptional) {
   clang::tooling::TranslationUnitDiagnostics TU;
   TU.MainSourceFile = MainSourceFile.str();
-  for (const Fix &F : Fixes) {
+  for (const Finding &F : Findings) {
+    if (F.Edits.empty() || (F.OptionalFix && !IncludeOptional))
+      continue;
     clang::tooling::DiagnosticMessage Message;
     Message.Message = F.Message;
     Message.FilePath = F.At.File;
     Message.FileOffset = F.At.Offset;
-    for (const Fix::Edit &Edit : F.Edits) {
+    for (const TextEdit &Edit : F.Edits) {
       clang::tooling::Replacement R(Edit.Range.File, Edit.Range.Offset,
                                     Edit.Range.Length, Edit.Text);
       llvm::consumeError(Message.Fix[R.getFilePath()].add(R));
     }
     TU.Diagnostics.emplace_back(F.Rule, Message,
                                 llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>(),
-                                clang::tooling::Diagnostic::Warning, "");
+                                toolingLevel(F.Level), "");
   }
   std::string Text;
   llvm::raw_string_ostream OS(Text);

@@ -1,6 +1,11 @@
-//===- Rules.cpp - The rule catalog ---------------------------------------===//
+//===- Rules.cpp - The rule catalog, the registry and NOLINT --------------===//
 
-#include "skyline/Findings.h"
+#include "skyline/Rules.h"
+
+#include "Rules/RuleFactories.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 namespace skyline {
 
@@ -41,6 +46,12 @@ llvm::ArrayRef<RuleInfo> ruleCatalog() {
        "Peak memory at the baseline's batch size is higher than the baseline's by more than "
        "--max-memory-growth.",
        "docs/rules/skyline-memory-regression.md"},
+      {"skyline-baseline-environment",
+       "The baseline ran in a different environment",
+       "The baseline report was measured with another LibTorch version, device, thread "
+       "count or memory capacity; the gate still compares, but differences may come from the "
+       "environment rather than the code.",
+       "docs/rules/skyline-baseline-environment.md"},
   };
   return Rules;
 }
@@ -50,6 +61,110 @@ const RuleInfo *findRule(llvm::StringRef Id) {
     if (Rule.Id == Id)
       return &Rule;
   return nullptr;
+}
+
+Rule::~Rule() = default;
+
+const MeasuredRun *RuleContext::currentRun() const {
+  const MeasuredRun *FirstFit = nullptr;
+  for (const MeasuredRun &Run : Measured.Runs) {
+    if (Run.OutOfMemory || Run.Iterations == 0)
+      continue;
+    if (Run.BatchSize == Program.BatchSize->Value)
+      return &Run;
+    if (!FirstFit)
+      FirstFit = &Run;
+  }
+  return FirstFit;
+}
+
+std::vector<std::unique_ptr<Rule>> createRules() {
+  std::vector<std::unique_ptr<Rule>> Rules;
+  Rules.push_back(createBatchSizeRule());
+  Rules.push_back(createMemoryCapacityRule());
+  Rules.push_back(createHotLayerRule());
+  Rules.push_back(createMemoryBreakdownRule());
+  return Rules;
+}
+
+std::vector<Finding> runRules(const RuleContext &Context) {
+  std::vector<Finding> Findings;
+  if (!Context.Program.BatchSize)
+    return Findings;
+  for (const std::unique_ptr<Rule> &R : createRules())
+    R->check(Context, Findings);
+  return dropSilenced(std::move(Findings));
+}
+
+namespace {
+
+/// Whether the comment after Marker (NOLINT or NOLINTNEXTLINE) in Line
+/// names Rule; a bare marker names every rule.
+bool markerSilences(llvm::StringRef Line, llvm::StringRef Marker, llvm::StringRef Rule) {
+  for (size_t At = Line.find(Marker); At != llvm::StringRef::npos;
+       At = Line.find(Marker, At + 1)) {
+    llvm::StringRef Rest = Line.drop_front(At + Marker.size());
+    if (Marker == "NOLINT" && Rest.starts_with("NEXTLINE"))
+      continue;
+    if (!Rest.starts_with("("))
+      return true;
+    llvm::StringRef Names = Rest.drop_front().take_until([](char C) { return C == ')'; });
+    llvm::SmallVector<llvm::StringRef, 4> Parts;
+    Names.split(Parts, ',');
+    for (llvm::StringRef Name : Parts) {
+      Name = Name.trim();
+      if (Name == Rule || Name == "*" ||
+          (Name.ends_with("*") && Rule.starts_with(Name.drop_back())))
+        return true;
+    }
+  }
+  return false;
+}
+
+} // namespace
+
+bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine, llvm::StringRef Rule) {
+  return markerSilences(Line, "NOLINT", Rule) ||
+         markerSilences(PreviousLine, "NOLINTNEXTLINE", Rule);
+}
+
+std::vector<Finding> dropSilenced(std::vector<Finding> Findings) {
+  llvm::StringMap<std::vector<llvm::StringRef>> Lines;
+  llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
+  auto LinesOf = [&](llvm::StringRef File) -> const std::vector<llvm::StringRef> & {
+    auto It = Lines.find(File);
+    if (It != Lines.end())
+      return It->second;
+    std::vector<llvm::StringRef> &Split = Lines[File];
+    if (auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/true)) {
+      llvm::SmallVector<llvm::StringRef, 0> Parts;
+      (*Buffer)->getBuffer().split(Parts, '\n');
+      Split.assign(Parts.begin(), Parts.end());
+      Buffers[File] = std::move(*Buffer);
+    }
+    return Split;
+  };
+  std::vector<Finding> Kept;
+  // A note belongs to the warning or error before it: silencing one
+  // silences its notes, as in clang-tidy.
+  std::string SilencedRule;
+  for (Finding &F : Findings) {
+    if (F.Level == DiagLevel::Note && F.Rule == SilencedRule)
+      continue;
+    if (F.Level != DiagLevel::Note)
+      SilencedRule.clear();
+    const std::vector<llvm::StringRef> &Text = LinesOf(F.At.File);
+    llvm::StringRef Line = F.At.Line && F.At.Line <= Text.size() ? Text[F.At.Line - 1] : "";
+    llvm::StringRef Previous =
+        F.At.Line > 1 && F.At.Line - 1 <= Text.size() ? Text[F.At.Line - 2] : "";
+    if (!F.At.File.empty() && isSilenced(Line, Previous, F.Rule)) {
+      if (F.Level != DiagLevel::Note)
+        SilencedRule = F.Rule;
+      continue;
+    }
+    Kept.push_back(std::move(F));
+  }
+  return Kept;
 }
 
 } // namespace skyline

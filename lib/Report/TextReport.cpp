@@ -73,6 +73,18 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Li
     OS << Indent << *FixIt << "\n";
 }
 
+void DiagnosticPrinter::print(const Finding &F) {
+  if (F.At.File.empty()) {
+    printPlain(F.Level, F.Message + " [" + F.Rule + "]");
+    return;
+  }
+  std::optional<std::string> FixIt;
+  if (!F.Edits.empty() && F.Edits.front().Range.File == F.At.File &&
+      F.Edits.front().Range.Line == F.At.Line)
+    FixIt = F.Edits.front().Text;
+  print(F.Level, F.At.File, F.At.Line, F.At.Column, F.At.Length, F.Message, F.Rule, FixIt);
+}
+
 void DiagnosticPrinter::printPlain(DiagLevel Level, llvm::StringRef Message) {
   OS << "skyline-check: " << diagLevelName(Level) << ": " << Message << "\n";
 }

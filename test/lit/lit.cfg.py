@@ -29,5 +29,7 @@ config.substitutions.append(("%torch-flags", "-std=c++17 " + torch_flags))
 
 if config.examples_built and config.torch_dir:
     config.available_features.add("torch")
+if os.path.exists("/usr/bin/chromium"):
+    config.available_features.add("chromium")
 if os.path.exists("/usr/bin/clang-apply-replacements-19"):
     config.available_features.add("clang-apply-replacements")

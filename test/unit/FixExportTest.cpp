@@ -19,7 +19,7 @@ BatchSizeSite site() {
 }
 
 TEST(FixExportTest, BatchSizeFixReplacesTheLiteral) {
-  Fix F = makeBatchSizeFix(site(), 128);
+  Finding F = makeBatchSizeFix(site(), 128);
   EXPECT_EQ(F.Rule, "skyline-batch-size");
   EXPECT_EQ(F.Message, "set the training batch size 'kTrainBatchSize' from 64 to 128");
   ASSERT_EQ(F.Edits.size(), 1u);
@@ -36,6 +36,29 @@ TEST(FixExportTest, YAMLHasClangTidyShape) {
         "Offset:          52", "Length:          2", "ReplacementText: '128'",
         "Level:           Warning"})
     EXPECT_NE(Text.find(Line), std::string::npos) << Line << "\n" << Text;
+}
+
+TEST(FixExportTest, OptionalFixesOnlyOnRequestAndFindingsWithoutEditsNever) {
+  Finding Rate;
+  Rate.Rule = "skyline-batch-size";
+  Rate.Level = DiagLevel::Note;
+  Rate.Message = "scale the learning rate";
+  Rate.At = {"/src/train.cpp", 9, 40, 200, 4};
+  Rate.Edits.push_back({Rate.At, "0.04"});
+  Rate.OptionalFix = true;
+  Finding NoEdit;
+  NoEdit.Rule = "skyline-hot-layer";
+  NoEdit.At = {"/src/train.cpp", 12, 5, 300, 3};
+  std::vector<Finding> All = {makeBatchSizeFix(site(), 128), Rate, NoEdit};
+
+  std::string Plain = fixesToYAML("/src/train.cpp", All);
+  EXPECT_EQ(Plain.find("0.04"), std::string::npos) << Plain;
+  EXPECT_EQ(Plain.find("skyline-hot-layer"), std::string::npos) << Plain;
+  EXPECT_NE(Plain.find("ReplacementText: '128'"), std::string::npos) << Plain;
+
+  std::string WithRate = fixesToYAML("/src/train.cpp", All, /*IncludeOptional=*/true);
+  EXPECT_NE(WithRate.find("ReplacementText: '0.04'"), std::string::npos) << WithRate;
+  EXPECT_NE(WithRate.find("Offset:          200"), std::string::npos) << WithRate;
 }
 
 TEST(FixExportTest, WriteFailsCleanlyInAMissingDirectory) {

@@ -10,8 +10,13 @@
 
 #include "skyline/Config.h"
 
-#include <boost/program_options.hpp>
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
+#include <boost/program_options.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include <cstdlib>
 #include <sstream>
 
 namespace po = boost::program_options;
@@ -73,9 +78,113 @@ po::options_description describeOptions() {
       ("device", po::value<std::string>()->default_value("auto")->value_name("DEV"),
        "auto, cpu (hides GPUs from the program) or cuda")
       ("report", po::value<std::string>()->value_name("FILE"),
-       "write the measured runs as YAML (docs/report.md)");
-  Options.add(Measure);
+       "write the runs, fits, predictions and suggestion as YAML (docs/report.md)");
+  po::options_description Model("PREDICTION AND SUGGESTION OPTIONS (percent: 10 or 10%)");
+  Model.add_options()
+      ("memory-margin", po::value<std::string>()->default_value("10")->value_name("P"),
+       "memory kept free: a size fits when its peak is under the capacity less P%")
+      ("round-to", po::value<int64_t>()->default_value(8)->value_name("N"),
+       "suggested batch sizes are multiples of N")
+      ("throughput-slack", po::value<std::string>()->default_value("5")->value_name("P"),
+       "suggest the smallest size within P% of the best throughput that fits")
+      ("min-gain", po::value<std::string>()->default_value("5")->value_name("P"),
+       "suggest a new size only when it is predicted at least P% faster")
+      ("hot-layer-share", po::value<std::string>()->default_value("20")->value_name("P"),
+       "skyline-hot-layer reports layers taking at least P% of an iteration")
+      ("what-if-batch-size", po::value<std::vector<int64_t>>()->value_name("N"),
+       "print predicted time, throughput and memory at batch size N (repeatable)")
+      ("scale-learning-rate",
+       "export the learning-rate fix-it (linear scaling) along with the batch size's");
+  po::options_description Outputs("OUTPUT AND CI OPTIONS");
+  Outputs.add_options()
+      ("sarif", po::value<std::string>()->value_name("FILE"),
+       "write the findings as SARIF 2.1.0 (docs/sarif.md)")
+      ("source-root", po::value<std::string>()->value_name("DIR"),
+       "SARIF URIs are relative to DIR (default: the git top level, else the current "
+       "directory)")
+      ("html", po::value<std::string>()->value_name("FILE"),
+       "write a self-contained HTML page with charts (docs/html-report.md)")
+      ("from-report", po::value<std::string>()->value_name("FILE"),
+       "answer from a saved --report: no build and no runs; sources are optional")
+      ("baseline", po::value<std::string>()->value_name("FILE"),
+       "gate against an earlier --report: exit 3 on a regression (docs/ci.md)")
+      ("max-throughput-drop", po::value<std::string>()->default_value("10")->value_name("P"),
+       "the gate fails when throughput drops more than P% (and more than the noise)")
+      ("max-memory-growth", po::value<std::string>()->default_value("2")->value_name("P"),
+       "the gate fails when peak memory grows more than P%")
+      ("gate-repeats", po::value<unsigned>()->default_value(3)->value_name("N"),
+       "runs at the baseline's batch size before a throughput drop counts")
+      ("config", po::value<std::string>()->value_name("FILE"),
+       "option defaults (default: the nearest .skyline.yaml above the first source)");
+  Options.add(Measure).add(Model).add(Outputs);
   return Options;
+}
+
+/// "10", "10%" or "2.5" percent as a fraction in [0, 1].
+std::optional<double> parsePercent(const std::string &Text) {
+  std::string Number = Text;
+  if (!Number.empty() && Number.back() == '%')
+    Number.pop_back();
+  char *End = nullptr;
+  double Value = std::strtod(Number.c_str(), &End);
+  if (Number.empty() || *End != '\0' || !(Value >= 0 && Value <= 100))
+    return std::nullopt;
+  return Value / 100;
+}
+
+/// The nearest .skyline.yaml in Dir or above it.
+std::string findConfigFile(llvm::StringRef Start) {
+  llvm::SmallString<256> Dir(Start);
+  llvm::sys::fs::make_absolute(Dir);
+  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+    llvm::SmallString<256> Candidate(D);
+    llvm::sys::path::append(Candidate, ".skyline.yaml");
+    if (llvm::sys::fs::is_regular_file(Candidate))
+      return std::string(Candidate);
+  }
+  return "";
+}
+
+/// A .skyline.yaml as `--key=value` arguments: keys are long option names,
+/// values scalars or lists of scalars (repeatable options).
+std::optional<std::vector<std::string>>
+configArguments(const std::string &Path, const po::options_description &Known,
+                std::string &Error) {
+  YAML::Node Root;
+  try {
+    Root = YAML::LoadFile(Path);
+  } catch (const YAML::Exception &E) {
+    Error = "cannot read config file '" + Path + "': " + E.what();
+    return std::nullopt;
+  }
+  std::vector<std::string> Args;
+  if (Root.IsNull())
+    return Args;
+  if (!Root.IsMap()) {
+    Error = "config file '" + Path + "' must be a mapping of option names to values";
+    return std::nullopt;
+  }
+  for (const auto &Entry : Root) {
+    std::string Key = Entry.first.as<std::string>();
+    if (Key == "config" || !Known.find_nothrow(Key, false)) {
+      Error = "unknown option '" + Key + "' in config file '" + Path +
+              "' (keys are long option names, like memory-margin)";
+      return std::nullopt;
+    }
+    const YAML::Node &Value = Entry.second;
+    if (Value.IsSequence()) {
+      for (const YAML::Node &Item : Value)
+        Args.push_back("--" + Key + "=" + Item.as<std::string>());
+    } else if (Value.IsScalar()) {
+      std::string Text = Value.as<std::string>();
+      // A flag is `key: true`; `false` leaves it off.
+      if (Text == "true")
+        Args.push_back("--" + Key);
+      else if (Text != "false")
+        Args.push_back("--" + Key + "=" + Text);
+    }
+  }
+  return Args;
 }
 
 } // namespace
@@ -111,6 +220,39 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
                          ~po::command_line_style::allow_guessing)
                   .run(),
               Values);
+  } catch (const po::error &E) {
+    return UsageError{E.what()};
+  }
+
+  // The command line wins: a stored value is kept, a default is replaced.
+  std::string ConfigFile;
+  if (Values.count("config"))
+    ConfigFile = Values["config"].as<std::string>();
+  else if (!Values.count("help") && !Values.count("version"))
+    ConfigFile = findConfigFile(
+        Values.count("source")
+            ? llvm::sys::path::parent_path(Values["source"].as<std::vector<std::string>>().front())
+                  .str()
+            : ".");
+  if (!ConfigFile.empty()) {
+    if (!llvm::sys::fs::exists(ConfigFile))
+      return UsageError{"config file '" + ConfigFile + "' does not exist"};
+    std::string Error;
+    auto ConfigArgs = configArguments(ConfigFile, Visible, Error);
+    if (!ConfigArgs)
+      return UsageError{Error};
+    try {
+      po::store(po::command_line_parser(*ConfigArgs)
+                    .options(Visible)
+                    .style(po::command_line_style::default_style &
+                           ~po::command_line_style::allow_guessing)
+                    .run(),
+                Values);
+    } catch (const po::error &E) {
+      return UsageError{std::string(E.what()) + " (in config file '" + ConfigFile + "')"};
+    }
+  }
+  try {
     po::notify(Values);
   } catch (const po::error &E) {
     return UsageError{E.what()};
@@ -129,7 +271,10 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   CommandLineOptions Options;
   if (Values.count("source"))
     Options.Sources = Values["source"].as<std::vector<std::string>>();
-  if (Options.Sources.empty())
+  Options.FromReport = Values.count("from-report") ? Values["from-report"].as<std::string>()
+                                                    : std::string();
+  Options.ConfigFile = ConfigFile;
+  if (Options.Sources.empty() && Options.FromReport.empty())
     return UsageError{"no source files given"};
   if (Values.count("build-path"))
     Options.BuildPath = Values["build-path"].as<std::string>();
@@ -149,7 +294,7 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   }
   if (Values.count("export-fixes")) {
     Options.ExportFixes = Values["export-fixes"].as<std::string>();
-    if (!Options.SetBatchSize)
+    if (!Options.SetBatchSize && Options.AnalyzeOnly)
       return UsageError{"--export-fixes needs a fix to export: give --set-batch-size=N"};
   }
   if (Values.count("batch-size-var"))
@@ -186,6 +331,50 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
     Measure.Device = DeviceChoice::CUDA;
   else if (Device != "auto")
     return UsageError{"unknown --device '" + Device + "' (expected auto, cpu or cuda)"};
+
+  auto Percent = [&](const char *Name, double &Into) -> std::optional<UsageError> {
+    std::optional<double> Value = parsePercent(Values[Name].as<std::string>());
+    if (!Value)
+      return UsageError{std::string("--") + Name + " '" + Values[Name].as<std::string>() +
+                        "' is not a percentage from 0 to 100 (like 10 or 10%)"};
+    Into = *Value;
+    return std::nullopt;
+  };
+  ModelOptions &Model = Options.Rules.Model;
+  for (auto [Name, Into] : {std::pair<const char *, double *>{"memory-margin", &Model.MemoryMargin},
+                            {"throughput-slack", &Model.ThroughputSlack},
+                            {"min-gain", &Model.MinGain},
+                            {"hot-layer-share", &Options.Rules.HotLayerShare},
+                            {"max-throughput-drop", &Options.Gate.MaxThroughputDrop},
+                            {"max-memory-growth", &Options.Gate.MaxMemoryGrowth}})
+    if (auto Error = Percent(Name, *Into))
+      return *Error;
+  if (Model.MemoryMargin >= 1)
+    return UsageError{"--memory-margin must be below 100%"};
+  Model.RoundTo = Values["round-to"].as<int64_t>();
+  if (Model.RoundTo < 1)
+    return UsageError{"--round-to must be at least 1"};
+  Options.Gate.Repeats = Values["gate-repeats"].as<unsigned>();
+  if (Options.Gate.Repeats == 0)
+    return UsageError{"--gate-repeats must be at least 1"};
+  if (Values.count("what-if-batch-size"))
+    for (int64_t Size : Values["what-if-batch-size"].as<std::vector<int64_t>>()) {
+      if (Size <= 0)
+        return UsageError{"--what-if-batch-size must be a positive integer"};
+      Options.WhatIfBatchSizes.push_back(Size);
+    }
+  Options.ScaleLearningRate = Values.count("scale-learning-rate") > 0;
+  Options.Sarif = Text("sarif");
+  Options.SourceRoot = Text("source-root");
+  Options.Html = Text("html");
+  Options.Baseline = Text("baseline");
+  if (!Options.FromReport.empty() && Options.AnalyzeOnly)
+    return UsageError{"--from-report answers from measurements; it cannot go with --analyze-only"};
+  if (Options.AnalyzeOnly)
+    for (const char *Name : {"sarif", "html", "baseline", "report", "what-if-batch-size"})
+      if (Values.count(Name))
+        return UsageError{std::string("--") + Name +
+                          " needs measurements: drop --analyze-only, or use --from-report"};
   return Options;
 }
 

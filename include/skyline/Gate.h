@@ -1,0 +1,57 @@
+//===- Gate.h - CI's regression gate against a baseline report --*- C++ -*-===//
+//
+// Compares the runs at the baseline's batch size with the baseline's run
+// there. Peak memory is close to deterministic and is gated tightly.
+// Throughput is noisy: a drop counts only when the best of the repeated
+// runs is still slower than the baseline by more than the threshold and by
+// more than three standard errors of the two medians together.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_GATE_H
+#define SKYLINE_GATE_H
+
+#include "skyline/Findings.h"
+#include "skyline/Measure.h"
+#include "skyline/RunReport.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skyline {
+
+struct GateOptions {
+  double MaxThroughputDrop = 0.10; // --max-throughput-drop, a fraction
+  double MaxMemoryGrowth = 0.02;   // --max-memory-growth, a fraction
+  unsigned Repeats = 3;            // --gate-repeats: runs before a drop counts
+};
+
+struct GateVerdict {
+  int64_t BatchSize = 0;
+  bool Regressed = false;
+  /// Throughput and peak memory against the baseline's, less 1; none when
+  /// either side has no run that fit at the batch size.
+  std::optional<double> ThroughputChange, MemoryChange;
+  double ThroughputNoise = 0; // three standard errors, a fraction
+  unsigned RunsCompared = 0;
+  /// Regressions (errors) and environment mismatches (warnings).
+  std::vector<Finding> Findings;
+};
+
+/// The batch size the gate compares at: the baseline's declared one.
+std::optional<int64_t> gateBatchSize(const SavedReport &Baseline);
+
+/// Whether the current runs at the gate's size show a throughput drop that
+/// more runs must confirm or clear (fewer than Repeats ran so far).
+bool needsMoreRuns(const SavedReport &Baseline, const Measurement &Current,
+                   const GateOptions &Options);
+
+/// The verdict; At is where regressions point (the batch-size literal).
+GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &Current,
+                                const SourceSpan &At, const GateOptions &Options);
+
+} // namespace skyline
+
+#endif // SKYLINE_GATE_H

@@ -1,0 +1,19 @@
+//===- Units.h - Bytes and shares as people read them -----------*- C++ -*-===//
+#ifndef SKYLINE_UNITS_H
+#define SKYLINE_UNITS_H
+
+#include <cstdint>
+#include <string>
+
+namespace skyline {
+
+/// 512 B, 9.77 KiB, 58.6 MiB, 586 KiB: three significant digits in binary
+/// units, as the budgets are.
+std::string formatBytes(int64_t Bytes);
+
+/// 0.372 -> "37%", 0.0412 -> "4.1%": one decimal below 10%.
+std::string formatShare(double Fraction);
+
+} // namespace skyline
+
+#endif // SKYLINE_UNITS_H

@@ -1,0 +1,499 @@
+//===- ModelTest.cpp - Fits, the memory cap and the suggestion ------------===//
+//
+// Every expected number is worked out by hand from lines chosen to be exact;
+// the arithmetic is in the comments.
+//
+//===----------------------------------------------------------------------===//
+
+#include "skyline/Model.h"
+
+#include "gtest/gtest.h"
+
+#include <limits>
+
+using namespace skyline;
+
+namespace {
+
+MeasuredRun run(int64_t BatchSize, double MedianMs, int64_t PeakBytes) {
+  MeasuredRun Run;
+  Run.BatchSize = BatchSize;
+  Run.Iterations = 8;
+  Run.IterationMs.Median = MedianMs;
+  Run.PeakBytes = PeakBytes;
+  return Run;
+}
+
+MeasuredRun outOfMemory(int64_t BatchSize) {
+  MeasuredRun Run;
+  Run.BatchSize = BatchSize;
+  Run.OutOfMemory = true;
+  return Run;
+}
+
+// t(b) = 2 + 0.1 b ms and peak(b) = 1e6 + 1e4 b bytes, exactly.
+double timeMs(int64_t B) { return 2 + 0.1 * double(B); }
+int64_t peakBytes(int64_t B) { return 1000000 + 10000 * B; }
+
+/// Runs at 16, 32 and 64 on the exact lines, under Capacity.
+Measurement linearRuns(int64_t Capacity) {
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  for (int64_t B : {16, 32, 64})
+    M.Runs.push_back(run(B, timeMs(B), peakBytes(B)));
+  return M;
+}
+
+// Capacity 4e6 with the default 10% margin: usable 3.6e6 bytes, and
+// 1e6 + 1e4 b <= 3.6e6 gives b <= 260.
+constexpr int64_t Capacity = 4000000;
+
+std::vector<int64_t> predictedSizes(const Analysis &A) {
+  std::vector<int64_t> Sizes;
+  for (const Prediction &P : A.Predictions)
+    Sizes.push_back(P.BatchSize);
+  return Sizes;
+}
+
+TEST(FitLineTest, PointsOnALine) {
+  llvm::Expected<LinearFit> Fit = fitLine({16, 32, 64}, {3.6, 5.2, 8.4});
+  ASSERT_TRUE(bool(Fit)) << llvm::toString(Fit.takeError());
+  EXPECT_NEAR(Fit->Intercept, 2, 1e-12);
+  EXPECT_NEAR(Fit->Slope, 0.1, 1e-12);
+  EXPECT_NEAR(Fit->RSquared, 1, 1e-12);
+  EXPECT_EQ(Fit->Points, 3u);
+  ASSERT_EQ(Fit->Residuals.size(), 3u);
+  for (double Residual : Fit->Residuals)
+    EXPECT_NEAR(Residual, 0, 1e-12);
+}
+
+TEST(FitLineTest, NoisyPoints) {
+  // x 1..4, y 2.1 3.9 6.2 7.8: means 2.5 and 5; Sxx = 5,
+  // Sxy = 1.5*2.9 + 0.5*1.1 + 0.5*1.2 + 1.5*2.8 = 9.7: slope 1.94, intercept
+  // 5 - 1.94*2.5 = 0.15. Fit 2.09 4.03 5.97 7.91, residuals 0.01 -0.13 0.23
+  // -0.11: SSres = 0.082; SStot = 8.41 + 1.21 + 1.44 + 7.84 = 18.9;
+  // R² = 1 - 0.082/18.9.
+  llvm::Expected<LinearFit> Fit = fitLine({1, 2, 3, 4}, {2.1, 3.9, 6.2, 7.8});
+  ASSERT_TRUE(bool(Fit)) << llvm::toString(Fit.takeError());
+  EXPECT_NEAR(Fit->Slope, 1.94, 1e-12);
+  EXPECT_NEAR(Fit->Intercept, 0.15, 1e-12);
+  EXPECT_NEAR(Fit->RSquared, 1 - 0.082 / 18.9, 1e-12);
+  ASSERT_EQ(Fit->Residuals.size(), 4u);
+  EXPECT_NEAR(Fit->Residuals[0], 0.01, 1e-12);
+  EXPECT_NEAR(Fit->Residuals[1], -0.13, 1e-12);
+  EXPECT_NEAR(Fit->Residuals[2], 0.23, 1e-12);
+  EXPECT_NEAR(Fit->Residuals[3], -0.11, 1e-12);
+}
+
+TEST(FitLineTest, EqualYIsAFlatLineThatFits) {
+  // All y equal: SStot = 0 and SSres = 0, so R² = 1 and the slope is 0.
+  llvm::Expected<LinearFit> Fit = fitLine({8, 16, 32}, {0.1, 0.1, 0.1});
+  ASSERT_TRUE(bool(Fit)) << llvm::toString(Fit.takeError());
+  EXPECT_EQ(Fit->Slope, 0);
+  EXPECT_EQ(Fit->Intercept, 0.1);
+  EXPECT_EQ(Fit->RSquared, 1);
+}
+
+TEST(FitLineTest, NeedsTwoDistinctX) {
+  llvm::Expected<LinearFit> Same = fitLine({64, 64}, {1, 2});
+  ASSERT_FALSE(bool(Same));
+  EXPECT_EQ(llvm::toString(Same.takeError()),
+            "a line needs at least two distinct x values (2 point(s) given)");
+  llvm::Expected<LinearFit> None = fitLine({}, {});
+  ASSERT_FALSE(bool(None));
+  EXPECT_EQ(llvm::toString(None.takeError()),
+            "a line needs at least two distinct x values (0 point(s) given)");
+}
+
+TEST(FitLineTest, RejectsBadInput) {
+  llvm::Expected<LinearFit> Lengths = fitLine({1, 2, 3}, {1, 2});
+  ASSERT_FALSE(bool(Lengths));
+  EXPECT_EQ(llvm::toString(Lengths.takeError()),
+            "x and y differ in length (3 and 2)");
+  llvm::Expected<LinearFit> NaN =
+      fitLine({1, 2}, {1, std::numeric_limits<double>::quiet_NaN()});
+  ASSERT_FALSE(bool(NaN));
+  EXPECT_EQ(llvm::toString(NaN.takeError()), "point 2 is not a finite number");
+}
+
+TEST(ModelTest, LinearRunsGiveTheKneeUnderTheCap) {
+  Analysis A = analyze(linearRuns(Capacity), 32, ModelOptions());
+
+  ASSERT_TRUE(A.canPredictTime()) << A.TimeProblem;
+  ASSERT_TRUE(A.canPredictMemory()) << A.MemoryProblem;
+  EXPECT_NEAR(A.IterationMs->Intercept, 2, 1e-9);
+  EXPECT_NEAR(A.IterationMs->Slope, 0.1, 1e-12);
+  EXPECT_NEAR(A.IterationMs->RSquared, 1, 1e-12);
+  EXPECT_NEAR(A.PeakBytes->Intercept, 1e6, 1e-6);
+  EXPECT_NEAR(A.PeakBytes->Slope, 1e4, 1e-8);
+  EXPECT_NEAR(A.PeakBytes->RSquared, 1, 1e-12);
+  EXPECT_EQ(A.CapacityBytes, 4000000);
+  EXPECT_EQ(A.UsableBytes, 3600000);
+  EXPECT_FALSE(A.FirstOutOfMemory);
+  EXPECT_EQ(A.LargestMeasuredBatchSize, 64);
+  // (3.6e6 - 1e6) / 1e4 = 260.
+  EXPECT_EQ(A.MaxBatchSize, 260);
+
+  // Throughput 1000 b / (2 + 0.1 b) samples/s; at 32: 32000 / 5.2.
+  ASSERT_TRUE(A.Current);
+  EXPECT_NEAR(A.Current->IterationMs, 5.2, 1e-9);
+  EXPECT_NEAR(A.Current->Throughput, 32000 / 5.2, 1e-6);
+  EXPECT_EQ(A.Current->PeakBytes, 1320000);
+  EXPECT_TRUE(A.Current->Fits);
+  EXPECT_FALSE(A.Current->Extrapolated);
+
+  // Best under the cap: 260000 / 28 = 9285.71; within 5%: >= 8821.43, i.e.
+  // b >= 2 * 8821.43 / (1000 - 0.1 * 8821.43) = 149.7. Multiples of 8:
+  // 144 gives 144000 / 16.4 = 8780.5 (short), 152 gives 152000 / 17.2 =
+  // 8837.2. Gain: (152 / 17.2) / (32 / 5.2) - 1 = 790.4 / 550.4 - 1.
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 152);
+  EXPECT_NEAR(A.Suggested->Gain, 790.4 / 550.4 - 1, 1e-9);
+  EXPECT_NEAR(A.Suggested->At.IterationMs, 17.2, 1e-9);
+  EXPECT_NEAR(A.Suggested->At.Throughput, 152000 / 17.2, 1e-6);
+  EXPECT_EQ(A.Suggested->At.PeakBytes, 2520000);
+  EXPECT_TRUE(A.Suggested->At.Fits);
+  EXPECT_TRUE(A.Suggested->At.Extrapolated);
+  EXPECT_EQ(A.NoSuggestionReason, "");
+
+  EXPECT_EQ(predictedSizes(A), (std::vector<int64_t>{16, 32, 64, 152, 260}));
+  const Prediction &Max = A.Predictions.back();
+  EXPECT_EQ(Max.PeakBytes, 3600000);
+  EXPECT_TRUE(Max.Fits);
+  EXPECT_NEAR(Max.Throughput, 260000 / 28.0, 1e-6);
+}
+
+TEST(ModelTest, PredictAtOneSizePastTheCap) {
+  Analysis A = analyze(linearRuns(Capacity), 32, ModelOptions());
+  std::optional<Prediction> P = predictAt(A, 261);
+  ASSERT_TRUE(P);
+  EXPECT_EQ(P->PeakBytes, 3610000);
+  EXPECT_FALSE(P->Fits);
+  EXPECT_TRUE(P->Extrapolated);
+  EXPECT_NEAR(P->IterationMs, 28.1, 1e-9);
+  EXPECT_FALSE(predictAt(A, 0));
+  EXPECT_FALSE(predictAt(A, -8));
+}
+
+TEST(ModelTest, OutOfMemoryRunBoundsTheMaximum) {
+  // A roomy capacity (usable 9e8 bytes: b <= 89900) but 128 ran out of
+  // memory, so the maximum is 127.
+  Measurement M = linearRuns(1000000000);
+  M.Runs.push_back(outOfMemory(256));
+  M.Runs.push_back(outOfMemory(128));
+  Analysis A = analyze(M, 32, ModelOptions());
+
+  EXPECT_EQ(A.FirstOutOfMemory, 128);
+  EXPECT_EQ(A.MaxBatchSize, 127);
+  // Best: 127000 / 14.7 = 8639.5; within 5%: >= 8207.5, b >= 91.6. 88 gives
+  // 88000 / 10.8 = 8148.1 (short), 96 gives 96000 / 11.6 = 8275.9.
+  // Gain: (96 / 11.6) / (32 / 5.2) - 1 = 499.2 / 371.2 - 1.
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 96);
+  EXPECT_NEAR(A.Suggested->Gain, 499.2 / 371.2 - 1, 1e-9);
+
+  EXPECT_EQ(predictedSizes(A),
+            (std::vector<int64_t>{16, 32, 64, 96, 127, 128, 256}));
+  // 128 is under the usable bytes but ran out of memory.
+  EXPECT_EQ(A.Predictions[5].PeakBytes, 2280000);
+  EXPECT_FALSE(A.Predictions[5].Fits);
+  EXPECT_TRUE(A.Predictions[4].Fits);
+}
+
+TEST(ModelTest, SmallGainIsNotOffered) {
+  // At 144: (152 / 17.2) / (144 / 16.4) - 1 = 2492.8 / 2476.8 - 1 = 0.65%.
+  Analysis A = analyze(linearRuns(Capacity), 144, ModelOptions());
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "batch size 144 is within 0.6% of the predicted throughput of "
+            "152, the suggested size under the memory cap (min gain 5%)");
+
+  ModelOptions LowBar;
+  LowBar.MinGain = 0.005;
+  Analysis Offered = analyze(linearRuns(Capacity), 144, LowBar);
+  ASSERT_TRUE(Offered.Suggested) << Offered.NoSuggestionReason;
+  EXPECT_EQ(Offered.Suggested->BatchSize, 152);
+  EXPECT_NEAR(Offered.Suggested->Gain, 2492.8 / 2476.8 - 1, 1e-9);
+}
+
+TEST(ModelTest, AlreadyAtTheSuggestion) {
+  Analysis A = analyze(linearRuns(Capacity), 152, ModelOptions());
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "batch size 152 is already the smallest within 5% of the best "
+            "predicted throughput under the memory cap");
+}
+
+TEST(ModelTest, PastTheKneeASmallerSizeIsNotAGain) {
+  // At 256 (fits): (152 / 17.2) / (256 / 27.6) - 1 = 4195.2 / 4403.2 - 1,
+  // about -4.7%: smaller saves memory but gains nothing, so not offered.
+  Analysis A = analyze(linearRuns(Capacity), 256, ModelOptions());
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "batch size 256 is past the knee: 152 is within 5% of the best "
+            "predicted throughput, and switching would change the throughput "
+            "by -4.7% (min gain 5%)");
+}
+
+TEST(ModelTest, SlackMovesTheSuggestion) {
+  // 10%: >= 0.9 * 9285.71 = 8357.1, b >= 101.7; 96 gives 8275.9 (short),
+  // 104 gives 104000 / 12.4 = 8387.1. Gain 540.8 / 396.8 - 1.
+  ModelOptions Wide;
+  Wide.ThroughputSlack = 0.10;
+  Analysis A = analyze(linearRuns(Capacity), 32, Wide);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 104);
+  EXPECT_NEAR(A.Suggested->Gain, 540.8 / 396.8 - 1, 1e-9);
+
+  // No slack: only the maximum reaches the best (256 gives 9275.4 <
+  // 9285.7), so the suggestion is 260 though not a multiple of 8.
+  // Gain: (260 / 28) / (32 / 5.2) - 1 = 1352 / 896 - 1.
+  ModelOptions None;
+  None.ThroughputSlack = 0;
+  Analysis B = analyze(linearRuns(Capacity), 32, None);
+  ASSERT_TRUE(B.Suggested) << B.NoSuggestionReason;
+  EXPECT_EQ(B.Suggested->BatchSize, 260);
+  EXPECT_NEAR(B.Suggested->Gain, 1352.0 / 896 - 1, 1e-9);
+}
+
+TEST(ModelTest, RoundToPicksTheMultiple) {
+  // Threshold 8821.43 as above, b >= 149.7.
+  auto SuggestedWith = [](int64_t RoundTo) -> int64_t {
+    ModelOptions Options;
+    Options.RoundTo = RoundTo;
+    Analysis A = analyze(linearRuns(Capacity), 32, Options);
+    return A.Suggested ? A.Suggested->BatchSize : -1;
+  };
+  // 149 gives 149000 / 16.9 = 8816.6 (short), 150 gives 150000 / 17 = 8823.5.
+  EXPECT_EQ(SuggestedWith(1), 150);
+  // 128 gives 128000 / 14.8 = 8648.6 (short), 192 gives 192000 / 21.2.
+  EXPECT_EQ(SuggestedWith(64), 192);
+  // A step above the maximum leaves the maximum.
+  EXPECT_EQ(SuggestedWith(512), 260);
+  // A step that is not positive is read as 1.
+  EXPECT_EQ(SuggestedWith(0), 150);
+}
+
+TEST(ModelTest, CurrentThatDoesNotFitGetsASmallerSize) {
+  // 300 needs 4e6 bytes > 3.6e6: suggested whatever the gain,
+  // (152 / 17.2) / (300 / 32) - 1 = 4864 / 5160 - 1, about -5.7%.
+  Analysis A = analyze(linearRuns(Capacity), 300, ModelOptions());
+  ASSERT_TRUE(A.Current);
+  EXPECT_EQ(A.Current->PeakBytes, 4000000);
+  EXPECT_FALSE(A.Current->Fits);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 152);
+  EXPECT_NEAR(A.Suggested->Gain, 4864.0 / 5160 - 1, 1e-9);
+  EXPECT_LE(A.Suggested->BatchSize, *A.MaxBatchSize);
+}
+
+TEST(ModelTest, OneBatchSizeCannotPredict) {
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs.push_back(run(64, timeMs(64), peakBytes(64)));
+  M.Runs.push_back(run(64, timeMs(64), peakBytes(64)));
+  M.Runs.push_back(outOfMemory(128));
+  Analysis A = analyze(M, 64, ModelOptions());
+
+  const char *Problem = "only one batch size ran without running out of "
+                        "memory (64); at least two are needed";
+  EXPECT_EQ(A.TimeProblem, Problem);
+  EXPECT_EQ(A.MemoryProblem, Problem);
+  EXPECT_FALSE(A.IterationMs);
+  EXPECT_FALSE(A.PeakBytes);
+  EXPECT_FALSE(A.canPredictTime());
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_EQ(A.FirstOutOfMemory, 128);
+  EXPECT_FALSE(A.Current);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason, std::string("cannot predict: ") + Problem);
+  EXPECT_TRUE(A.Predictions.empty());
+}
+
+TEST(ModelTest, PoorTimeFitIsKeptButCannotPredict) {
+  // Times 4, 8, 6 at 16, 32, 48: means 32 and 6; Sxx = 512, Sxy = 32:
+  // slope 1/16, intercept 4. Fit 5, 6, 7; residuals -1, 2, -1: SSres = 6,
+  // SStot = 8, R² = 0.25.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs = {run(16, 4, peakBytes(16)), run(32, 8, peakBytes(32)),
+            run(48, 6, peakBytes(48))};
+  Analysis A = analyze(M, 32, ModelOptions());
+
+  ASSERT_TRUE(A.IterationMs);
+  EXPECT_NEAR(A.IterationMs->RSquared, 0.25, 1e-12);
+  EXPECT_NEAR(A.IterationMs->Slope, 0.0625, 1e-12);
+  EXPECT_NEAR(A.IterationMs->Intercept, 4, 1e-12);
+  EXPECT_EQ(A.TimeProblem,
+            "the iteration time does not fit a line (R² = 0.25 < 0.90)");
+  EXPECT_FALSE(A.canPredictTime());
+  // Memory is still fine, and so is its cap.
+  EXPECT_TRUE(A.canPredictMemory());
+  EXPECT_EQ(A.MaxBatchSize, 260);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "cannot predict: the iteration time does not fit a line "
+            "(R² = 0.25 < 0.90)");
+  EXPECT_FALSE(predictAt(A, 32));
+  EXPECT_TRUE(A.Predictions.empty());
+}
+
+TEST(ModelTest, RSquaredJustBelowTheBarIsNotRoundedUp) {
+  // Same noisy times; a bar of 0.2501 prints the fit apart from it.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs = {run(16, 4, peakBytes(16)), run(32, 8, peakBytes(32)),
+            run(48, 6, peakBytes(48))};
+  ModelOptions Options;
+  Options.MinRSquared = 0.2501;
+  Analysis A = analyze(M, 32, Options);
+  EXPECT_EQ(A.TimeProblem,
+            "the iteration time does not fit a line (R² = 0.2500 < 0.2501)");
+}
+
+TEST(ModelTest, LinesThatDoNotGrowCannotPredict) {
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs = {run(16, 5, 2000000), run(32, 4, 2000000), run(64, 3, 2000000)};
+  Analysis A = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(A.TimeProblem,
+            "the iteration time does not grow with the batch size");
+  EXPECT_EQ(A.MemoryProblem, "peak memory does not grow with the batch size");
+  ASSERT_TRUE(A.PeakBytes);
+  EXPECT_EQ(A.PeakBytes->Slope, 0);
+  EXPECT_EQ(A.PeakBytes->RSquared, 1);
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "cannot predict: the iteration time does not grow with the batch "
+            "size");
+}
+
+TEST(ModelTest, MemoryProblemExplainsTheMissingSuggestion) {
+  // Time on the line, memory flat.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  for (int64_t B : {16, 32, 64})
+    M.Runs.push_back(run(B, timeMs(B), 2000000));
+  Analysis A = analyze(M, 32, ModelOptions());
+  EXPECT_TRUE(A.canPredictTime());
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "cannot predict: peak memory does not grow with the batch size");
+}
+
+TEST(ModelTest, EmptyMeasurement) {
+  Analysis A = analyze(Measurement(), 32, ModelOptions());
+  EXPECT_EQ(A.TimeProblem, "no batch size was measured");
+  EXPECT_EQ(A.MemoryProblem, "no batch size was measured");
+  EXPECT_EQ(A.CapacityBytes, 0);
+  EXPECT_EQ(A.UsableBytes, 0);
+  EXPECT_EQ(A.LargestMeasuredBatchSize, 0);
+  EXPECT_FALSE(A.FirstOutOfMemory);
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_FALSE(A.Current);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason, "cannot predict: no batch size was measured");
+  EXPECT_TRUE(A.Predictions.empty());
+}
+
+TEST(ModelTest, EveryRunOutOfMemory) {
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs = {outOfMemory(32), outOfMemory(16)};
+  Analysis A = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(A.TimeProblem,
+            "no batch size ran its iterations without running out of memory");
+  EXPECT_EQ(A.FirstOutOfMemory, 16);
+  EXPECT_FALSE(A.MaxBatchSize);
+}
+
+TEST(ModelTest, EvenOneSampleDoesNotFit) {
+  // Usable 0.9 * 1e6 = 900000 bytes; batch size 1 needs 1010000.
+  Analysis A = analyze(linearRuns(1000000), 32, ModelOptions());
+  EXPECT_EQ(A.UsableBytes, 900000);
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason,
+            "even batch size 1 is predicted to need 1010000 bytes, more than "
+            "the usable 900000 (the capacity less the margin)");
+  // The predictions are still shown, none of them fitting.
+  EXPECT_EQ(predictedSizes(A), (std::vector<int64_t>{16, 32, 64}));
+  EXPECT_FALSE(A.Predictions[0].Fits);
+}
+
+TEST(ModelTest, UnknownCapacity) {
+  Analysis A = analyze(linearRuns(0), 32, ModelOptions());
+  EXPECT_FALSE(A.MaxBatchSize);
+  EXPECT_EQ(A.NoSuggestionReason, "the memory capacity is not known");
+}
+
+TEST(ModelTest, HugeCapacityStopsTheSearch) {
+  Analysis A = analyze(linearRuns(std::numeric_limits<int64_t>::max()), 32,
+                       ModelOptions());
+  EXPECT_GT(A.UsableBytes, 0);
+  EXPECT_EQ(A.MaxBatchSize, LargestSearchedBatchSize);
+  // Best: 16777216000 / 1677723.6 = 9999.988; within 5%: >= 9499.989,
+  // b >= 2 * 9499.989 / (1000 - 949.9989) = 379.99. 376 gives 376000 / 39.6
+  // = 9494.9 (short), 384 gives 384000 / 40.4 = 9504.95.
+  // Gain: (384 / 40.4) / (32 / 5.2) - 1 = 1996.8 / 1292.8 - 1.
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 384);
+  EXPECT_NEAR(A.Suggested->Gain, 1996.8 / 1292.8 - 1, 1e-9);
+
+  // Far past any size the peak saturates instead of overflowing.
+  std::optional<Prediction> Far =
+      predictAt(A, std::numeric_limits<int64_t>::max());
+  ASSERT_TRUE(Far);
+  EXPECT_EQ(Far->PeakBytes, std::numeric_limits<int64_t>::max());
+  EXPECT_FALSE(Far->Fits);
+}
+
+TEST(ModelTest, NonPositiveSizesAreIgnored) {
+  Measurement M = linearRuns(Capacity);
+  M.Runs.push_back(run(0, 1, 1));
+  M.Runs.push_back(run(-8, -1, -5));
+  M.Runs.push_back(outOfMemory(-16));
+  MeasuredRun Unfinished = run(512, 1, 1);
+  Unfinished.Iterations = 0;
+  M.Runs.push_back(Unfinished);
+  Analysis A = analyze(M, 0, ModelOptions());
+
+  EXPECT_EQ(A.IterationMs->Points, 3u);
+  EXPECT_FALSE(A.FirstOutOfMemory);
+  EXPECT_EQ(A.MaxBatchSize, 260);
+  EXPECT_FALSE(A.Current);
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason, "the current batch size is not known");
+  // The unfinished run's size is still shown, extrapolated.
+  EXPECT_EQ(predictedSizes(A), (std::vector<int64_t>{16, 32, 64, 260, 512}));
+  EXPECT_TRUE(A.Predictions.back().Extrapolated);
+}
+
+TEST(ModelTest, NegativeTimeInterceptFavorsTheSmallestPositiveTime) {
+  // t(b) = -1 + 0.1 b: not positive up to b = 10, and past it the
+  // throughput 1000 b / (0.1 b - 1) falls toward 10000. Multiples of 8: 8
+  // has no positive time; 16 gives 16000 / 0.6 = 26666.7, the best.
+  // Gain at 32: (16 / 0.6) / (32 / 2.2) - 1 = 35.2 / 19.2 - 1.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  for (int64_t B : {16, 32, 64})
+    M.Runs.push_back(run(B, -1 + 0.1 * double(B), peakBytes(B)));
+  Analysis A = analyze(M, 32, ModelOptions());
+
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 16);
+  EXPECT_NEAR(A.Suggested->Gain, 35.2 / 19.2 - 1, 1e-9);
+  EXPECT_FALSE(predictAt(A, 8));
+  EXPECT_EQ(predictedSizes(A), (std::vector<int64_t>{16, 32, 64, 260}));
+}
+
+TEST(ModelTest, LearningRateScalesLinearly) {
+  EXPECT_DOUBLE_EQ(scaleLearningRate(0.01, 64, 256), 0.04);
+  EXPECT_DOUBLE_EQ(scaleLearningRate(0.04, 256, 64), 0.01);
+  EXPECT_DOUBLE_EQ(scaleLearningRate(0.1, 32, 152), 0.475);
+  EXPECT_DOUBLE_EQ(scaleLearningRate(0.1, 0, 64), 0.1);
+  EXPECT_DOUBLE_EQ(scaleLearningRate(0.1, 64, -1), 0.1);
+}
+
+} // namespace

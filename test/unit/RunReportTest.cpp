@@ -1,0 +1,126 @@
+// The report reads back what it wrote, and says clearly what is wrong with
+// a file that is not one.
+
+#include "skyline/RunReport.h"
+
+#include "gtest/gtest.h"
+#include "gmock/gmock.h"
+
+#include <fstream>
+#include <sstream>
+
+namespace skyline {
+namespace {
+
+using ::testing::HasSubstr;
+
+SavedReport sample() {
+  SavedReport Report;
+  Report.SkylineVersion = "0.1.0";
+  BatchSizeSite Site;
+  Site.Name = "kBatchSize";
+  Site.Value = 32;
+  Site.Literal = {"/src/train.cpp", 2, 28, 52, 2};
+  Report.Program.Sources = {"/src/train.cpp"};
+  Report.Program.BatchSize = Site;
+  Measurement &M = Report.Measured;
+  M.DeviceName = "Some CPU";
+  M.TorchVersion = "2.11.0";
+  M.Threads = 2;
+  M.MemoryCapacityBytes = 1 << 30;
+  for (int64_t Size : {32, 64}) {
+    MeasuredRun Run;
+    Run.BatchSize = Size;
+    Run.Iterations = 8;
+    Run.IterationMs = {2.0 + Size / 10.0, 2.1, 0.25, 1.9, 2.5};
+    Run.Throughput = Size / Run.IterationMs.Median * 1000;
+    Run.PeakBytes = 1000000 + 5000 * Size;
+    Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
+    Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
+    Run.PeakBytesByPhase = {{"construction", 4198400}};
+    Run.Layers.push_back({3, "fc", "torch::nn::Linear", "/src/train.cpp", 9, 0.75, 1.25, -1,
+                          4096 * Size, 4198400});
+    M.Runs.push_back(Run);
+  }
+  MeasuredRun Oom;
+  Oom.BatchSize = 128;
+  Oom.OutOfMemory = true;
+  M.Runs.push_back(Oom);
+  return Report;
+}
+
+std::string writeTemp(const std::string &Name, const std::string &Text) {
+  std::string Path = ::testing::TempDir() + Name;
+  std::ofstream(Path) << Text;
+  return Path;
+}
+
+TEST(RunReportTest, RoundTrip) {
+  SavedReport Written = sample();
+  Analysis Model = analyze(Written.Measured, 32, ModelOptions());
+  std::string Text = reportToYAML(Written, &Model);
+  auto Read = readReport(writeTemp("report-roundtrip.yaml", Text));
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  EXPECT_EQ(Read->SchemaVersion, ReportSchemaVersion);
+  EXPECT_EQ(Read->Program.BatchSize->Value, 32);
+  EXPECT_EQ(Read->Program.BatchSize->Literal.Offset, 52u);
+  const Measurement &M = Read->Measured;
+  EXPECT_EQ(M.DeviceName, "Some CPU");
+  EXPECT_EQ(M.TorchVersion, "2.11.0");
+  EXPECT_EQ(M.Threads, 2);
+  ASSERT_EQ(M.Runs.size(), 3u);
+  EXPECT_EQ(M.Runs[1].PeakBytes, 1320000);
+  EXPECT_DOUBLE_EQ(M.Runs[1].IterationMs.Median, 8.4);
+  EXPECT_TRUE(M.Runs[2].OutOfMemory);
+  ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
+  const LayerMeasure &Layer = M.Runs[0].Layers[0];
+  EXPECT_EQ(Layer.Name, "fc");
+  EXPECT_EQ(Layer.Type, "torch::nn::Linear");
+  EXPECT_EQ(Layer.Line, 9u);
+  EXPECT_DOUBLE_EQ(Layer.BackwardMs, 1.25);
+  EXPECT_EQ(Layer.ActivationBytes, 4096 * 32);
+  EXPECT_EQ(Layer.WeightBytes, 4198400);
+  EXPECT_EQ(M.Runs[0].Memory, Written.Measured.Runs[0].Memory);
+  // What the Model stage concluded is in the file for other readers.
+  for (const char *Key : {"\nfits:", "  iteration_ms:", "r_squared: 1", "\npredictions:",
+                          "\nsuggestion:", "max_batch_size:", "\nprogram:"})
+    EXPECT_THAT(Text, HasSubstr(Key));
+  // Predictions from the file are the same as from the measurement.
+  Analysis Again = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(Again.MaxBatchSize, Model.MaxBatchSize);
+}
+
+TEST(RunReportTest, ClearErrors) {
+  auto Missing = readReport("/no/such/report.yaml");
+  ASSERT_FALSE(bool(Missing));
+  EXPECT_EQ(llvm::toString(Missing.takeError()),
+            "cannot read report '/no/such/report.yaml': no such file or not readable");
+
+  auto NotAReport = readReport(writeTemp("not-a-report.yaml", "just: text\n"));
+  ASSERT_FALSE(bool(NotAReport));
+  EXPECT_THAT(llvm::toString(NotAReport.takeError()),
+              HasSubstr("is not a skyline-check report: no schema_version or runs"));
+
+  auto Future = readReport(writeTemp("future.yaml", "schema_version: 99\nruns: []\n"));
+  ASSERT_FALSE(bool(Future));
+  EXPECT_THAT(llvm::toString(Future.takeError()),
+              HasSubstr("schema_version 99 is not one this skyline-check reads (1 to 2)"));
+
+  auto Broken = readReport(writeTemp("broken.yaml", "schema_version: [\n"));
+  ASSERT_FALSE(bool(Broken));
+  EXPECT_THAT(llvm::toString(Broken.takeError()), HasSubstr("is not a skyline-check report"));
+}
+
+TEST(RunReportTest, WhatIfSaysWhetherItFits) {
+  SavedReport Report = sample();
+  Analysis Model = analyze(Report.Measured, 32, ModelOptions());
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printWhatIf(Model, 48, OS);
+  // 2 + 0.1 x 48 = 6.8 ms; 48 / 6.8 ms = 7058.8 samples/s; 1e6 + 5000 x 48.
+  EXPECT_EQ(OS.str(), "what if batch size 48: iteration 6.80 ms, 7058.8 samples/s, peak memory "
+                      "1.18 MiB (fits)\n");
+}
+
+} // namespace
+} // namespace skyline
