@@ -78,7 +78,7 @@ void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
 
 void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_ostream &OS) {
   OS << "device: " << M.DeviceType;
-  if (!M.DeviceName.empty() && M.DeviceName != M.DeviceType)
+  if (!M.DeviceName.empty() && !llvm::StringRef(M.DeviceName).equals_insensitive(M.DeviceType))
     OS << " (" << M.DeviceName << ")";
   if (M.Threads > 0)
     OS << ", " << M.Threads << " threads";
