@@ -122,32 +122,15 @@ std::string defaultWorkDir(const CommandLineOptions &Options) {
 
 /// An output directory that is missing or read-only is found before minutes
 /// of building and running, not after.
-llvm::Error checkOutputPath(llvm::StringRef Option, const std::string &Path) {
-  if (Path.empty())
-    return llvm::Error::success();
-  llvm::SmallString<256> Dir(Path);
-  llvm::sys::path::remove_filename(Dir);
-  if (Dir.empty())
-    Dir = ".";
-  if (!llvm::sys::fs::is_directory(Dir))
-    return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "cannot write %s '%s': directory '%s' does not exist",
-                                   Option.str().c_str(), Path.c_str(), Dir.c_str());
-  if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
-    return llvm::createStringError(std::errc::permission_denied,
-                                   "cannot write %s '%s': directory '%s' is not writable",
-                                   Option.str().c_str(), Path.c_str(), Dir.c_str());
-  return llvm::Error::success();
-}
-
 llvm::Error checkOutputPaths(const CommandLineOptions &Options) {
   for (auto [Option, Path] : {std::pair<const char *, const std::string *>{
                                   "--export-fixes", &Options.ExportFixes},
                               {"--report", &Options.Report},
                               {"--sarif", &Options.Sarif},
                               {"--html", &Options.Html}})
-    if (llvm::Error E = checkOutputPath(Option, *Path))
-      return E;
+    if (!Path->empty())
+      if (llvm::Error E = checkOutputDirectory(*Path, Option))
+        return E;
   return llvm::Error::success();
 }
 

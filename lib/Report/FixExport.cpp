@@ -56,15 +56,30 @@ std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> 
   return OS.str();
 }
 
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+static std::string directoryOf(llvm::StringRef Path) {
   llvm::SmallString<256> Dir(Path);
   llvm::sys::path::remove_filename(Dir);
-  if (Dir.empty())
-    Dir = ".";
+  return Dir.empty() ? "." : std::string(Dir);
+}
+
+llvm::Error checkOutputDirectory(llvm::StringRef Path, llvm::StringRef Option) {
+  std::string Dir = directoryOf(Path);
+  std::string What = Option.empty() ? "" : Option.str() + " ";
   if (!llvm::sys::fs::is_directory(Dir))
     return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "cannot write '%s': directory '%s' does not exist",
-                                   Path.str().c_str(), Dir.c_str());
+                                   "cannot write %s'%s': directory '%s' does not exist",
+                                   What.c_str(), Path.str().c_str(), Dir.c_str());
+  if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
+    return llvm::createStringError(std::errc::permission_denied,
+                                   "cannot write %s'%s': directory '%s' is not writable",
+                                   What.c_str(), Path.str().c_str(), Dir.c_str());
+  return llvm::Error::success();
+}
+
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
+  if (llvm::Error E = checkOutputDirectory(Path))
+    return E;
+  std::string Dir = directoryOf(Path);
   llvm::SmallString<256> Temp;
   int FD = -1;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(
