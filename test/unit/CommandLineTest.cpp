@@ -4,6 +4,9 @@
 
 #include "gtest/gtest.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 using namespace skyline;
 
 namespace {
@@ -57,7 +60,11 @@ TEST(CommandLineTest, UsageErrors) {
       {{"a.cpp", "--format=json"}, "unknown --format 'json'"},
       {{"a.cpp", "--set-batch-size=0"}, "must be a positive integer"},
       {{"a.cpp", "--set-batch-size=abc"}, "set-batch-size"},
-      {{"a.cpp", "--export-fixes=f.yaml"}, "give --set-batch-size=N"},
+      {{"a.cpp", "--analyze-only", "--export-fixes=f.yaml"}, "give --set-batch-size=N"},
+      {{"a.cpp", "--min-gain=5x"}, "--min-gain '5x' is not a percentage"},
+      {{"a.cpp", "--memory-margin=100"}, "--memory-margin must be below 100%"},
+      {{"a.cpp", "--gate-repeats=0"}, "--gate-repeats must be at least 1"},
+      {{"--from-report=r.yaml", "--analyze-only"}, "cannot go with --analyze-only"},
       {{"a.cpp", "--no-such-option"}, "no-such-option"},
       {{"a.cpp", "-p"}, "build-path"},
   };
@@ -67,6 +74,42 @@ TEST(CommandLineTest, UsageErrors) {
     ASSERT_TRUE(Error) << C.Message;
     EXPECT_NE(Error->Message.find(C.Message), std::string::npos) << Error->Message;
   }
+}
+
+TEST(CommandLineTest, PercentagesAndModelOptions) {
+  auto Parsed = parse({"a.cpp", "--memory-margin=15%", "--throughput-slack", "2.5",
+                       "--round-to=16", "--what-if-batch-size=48", "--what-if-batch-size=96",
+                       "--max-memory-growth=1", "--scale-learning-rate"});
+  auto *Options = std::get_if<CommandLineOptions>(&Parsed);
+  ASSERT_TRUE(Options);
+  EXPECT_DOUBLE_EQ(Options->Rules.Model.MemoryMargin, 0.15);
+  EXPECT_DOUBLE_EQ(Options->Rules.Model.ThroughputSlack, 0.025);
+  EXPECT_DOUBLE_EQ(Options->Rules.Model.MinGain, 0.05) << "the default";
+  EXPECT_DOUBLE_EQ(Options->Rules.HotLayerShare, 0.20) << "the default";
+  EXPECT_EQ(Options->Rules.Model.RoundTo, 16);
+  EXPECT_EQ(Options->WhatIfBatchSizes, (std::vector<int64_t>{48, 96}));
+  EXPECT_DOUBLE_EQ(Options->Gate.MaxMemoryGrowth, 0.01);
+  EXPECT_DOUBLE_EQ(Options->Gate.MaxThroughputDrop, 0.10) << "the default";
+  EXPECT_TRUE(Options->ScaleLearningRate);
+}
+
+TEST(CommandLineTest, ConfigFileDefaultsAndTheCommandLineWins) {
+  std::string Dir = ::testing::TempDir() + "skyline-config-test";
+  std::string Mkdir = "mkdir -p " + Dir;
+  ASSERT_EQ(std::system(Mkdir.c_str()), 0);
+  std::string Config = Dir + "/.skyline.yaml";
+  std::FILE *Out = std::fopen(Config.c_str(), "w");
+  ASSERT_TRUE(Out);
+  std::fputs("round-to: 32\nhot-layer-share: 40\nrun-arg: [--epochs, \"1\"]\n", Out);
+  std::fclose(Out);
+  std::string Source = Dir + "/train.cpp";
+  auto Parsed = parse({Source.c_str(), "--round-to=4"});
+  auto *Options = std::get_if<CommandLineOptions>(&Parsed);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->ConfigFile, Config);
+  EXPECT_EQ(Options->Rules.Model.RoundTo, 4) << "the command line wins";
+  EXPECT_DOUBLE_EQ(Options->Rules.HotLayerShare, 0.40);
+  EXPECT_EQ(Options->Measure.RunArgs, (std::vector<std::string>{"--epochs", "1"}));
 }
 
 TEST(CommandLineTest, HelpAndVersion) {
