@@ -3,8 +3,10 @@
 // The third stage: a generated CMake + Ninja project in the work directory
 // that compiles the mirrored sources with the program's own flags (from the
 // compilation database, the mirror's include paths first) and skyline's
-// runtime sources, against the user's LibTorch. Ninja's own dependency
-// tracking is the cache: unchanged sources compile nothing.
+// runtime sources, against the user's LibTorch. It links like the user's own
+// target when the CMake File API describes it (CMakeFileAPI.h), else with
+// LibTorch and --link-arg alone. Ninja's own dependency tracking is the
+// cache: unchanged sources compile nothing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_BUILD_H
@@ -30,7 +32,7 @@ namespace skyline {
 struct BuildOptions {
   std::string WorkDir;
   std::string TorchDir;  // --torch-dir; empty: the build dir's, else ours
-  std::string BuildPath; // the user's -p directory, for its CMakeCache.txt
+  std::string BuildPath; // -p: its CMakeCache.txt and CMake File API reply
   std::vector<std::string> LinkArgs;
 };
 
@@ -50,11 +52,13 @@ struct ProjectFlags {
   std::string Standard = "17";
 };
 ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
-                          const ProgramModel &Model, const InstrumentedProgram &Program);
+                          const ProgramModel &Model,
+                          const InstrumentedProgram &Program);
 
 /// LibTorch's CMake directory: Explicit, else Torch_DIR of BuildPath's
 /// CMakeCache.txt, else the one skyline-check was built with.
-llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit, llvm::StringRef BuildPath);
+llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit,
+                                         llvm::StringRef BuildPath);
 
 llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
                                           const ProjectFlags &Flags,

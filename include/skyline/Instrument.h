@@ -3,8 +3,10 @@
 // The second stage: a mirror of the program's own files in a work directory,
 // rewritten by insertions (which compose, so nested calls are fine): the
 // batch-size override, iteration boundaries, a scope around each module call
-// and torch::save made a no-op. The user's files are only read. Insertions
-// never add a line, so the copy's line numbers are the original's.
+// (naming the called module where the front end could capture it, so the run
+// counts the layer's weights) and torch::save made a no-op. The user's files
+// are only read. Insertions never add a line, so the copy's line numbers are
+// the original's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_INSTRUMENT_H

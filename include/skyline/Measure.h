@@ -70,6 +70,11 @@ struct MeasuredRun {
   std::vector<LayerMeasure> Layers;
   double WallSeconds = 0;
   std::string Log;
+  /// Where the run ran, as the runtime saw it; empty or 0 when not written.
+  std::string DeviceType;   // cpu or cuda
+  std::string DeviceName;   // the CPU's model name, or the GPU's
+  std::string TorchVersion; // the LibTorch the program was built with
+  int Threads = 0;          // intra-op threads
 };
 
 struct Measurement {

@@ -100,6 +100,11 @@ struct ModuleCall {
   /// Its arguments name a structured binding, which a C++17 lambda cannot
   /// capture: it cannot be wrapped in a scope either.
   bool UsesBinding = false;
+  /// The called module's expression as written (`fc1` of `fc1->forward(x)`),
+  /// when evaluating it once more is harmless (names and member accesses,
+  /// no calls); empty otherwise. The runtime reads the layer's weights
+  /// through it.
+  std::string Callee;
 };
 
 struct OptimizerSite {

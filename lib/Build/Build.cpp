@@ -2,11 +2,13 @@
 
 #include "skyline/Build.h"
 
+#include "skyline/CMakeFileAPI.h"
 #include "skyline/Config.h"
 #include "skyline/FixExport.h"
 #include "skyline/Process.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -58,21 +60,166 @@ std::string readFile(llvm::StringRef Path) {
 }
 
 /// Compiler output with the mirror's paths turned back into the user's.
-std::string mapToOriginal(std::string Text, const InstrumentedProgram &Program) {
-  std::string From = Program.MirrorRoot, To = Program.SourceRoot == "/" ? "" : Program.SourceRoot;
+std::string mapToOriginal(std::string Text,
+                          const InstrumentedProgram &Program) {
+  std::string From = Program.MirrorRoot,
+              To = Program.SourceRoot == "/" ? "" : Program.SourceRoot;
   for (size_t At = Text.find(From); At != std::string::npos;
        At = Text.find(From, At + To.size()))
     Text.replace(At, From.size(), To);
   return Text;
 }
 
+/// A compiler or linker line worth showing: the linker says "undefined
+/// reference" and "cannot find" without an "error:".
+bool isDiagnostic(llvm::StringRef Line) {
+  return Line.contains("error:") || Line.contains("note:") ||
+         Line.contains("undefined reference") || Line.contains("cannot find");
+}
+
+/// How the instrumented program links: the user's target's own link items
+/// when the CMake File API gives them, else LibTorch and --link-arg alone.
+struct ProgramLink {
+  std::string Target;                 // the user's target; empty: no File API
+  std::vector<std::string> Objects;   // object files linked as sources
+  std::vector<std::string> Flags;     // shell fragments, before the objects
+  std::vector<std::string> Libraries; // after the objects, in the user's order
+  bool LinkTorch = true;              // false: Libraries carry LibTorch already
+};
+
+/// The user's files the mirrored translation units were made from.
+std::vector<std::string> originalSources(const InstrumentedProgram &Program) {
+  std::vector<std::string> Originals;
+  for (const std::string &Mirror : Program.Sources)
+    for (const auto &[Original, MirrorOfOriginal] : Program.MirrorOf)
+      if (MirrorOfOriginal == Mirror)
+        Originals.push_back(Original);
+  return Originals;
+}
+
+/// Linking LibTorch twice can break the link (a static LibTorch is linked
+/// whole-archive), so the target's own LibTorch items replace ours.
+bool carriesLibTorch(const std::vector<std::string> &Libraries) {
+  return llvm::any_of(Libraries, [](llvm::StringRef Item) {
+    llvm::StringRef Name = Item.substr(Item.find_last_of("/,") + 1);
+    return Name == "-ltorch" || Name == "-ltorch_cpu" ||
+           Name.starts_with("libtorch.") || Name.starts_with("libtorch_cpu.");
+  });
+}
+
+/// The project's libraries are linked from the user's build dir: one not
+/// built yet would fail the link with a less helpful message.
+llvm::Error checkBuilt(const CMakeTarget &Target, llvm::StringRef BuildPath) {
+  for (const CMakeDependency &Library : Target.Dependencies) {
+    if (Library.Type != "STATIC_LIBRARY" && Library.Type != "SHARED_LIBRARY")
+      continue;
+    for (const std::string &Artifact : Library.Artifacts)
+      if (!llvm::sys::fs::exists(Artifact))
+        return llvm::createStringError(
+            std::errc::no_such_file_or_directory,
+            "the program links '%s' of %s, which is not built yet (no %s): "
+            "build it first (cmake --build %s --target %s)",
+            Library.Name.c_str(), BuildPath.str().c_str(), Artifact.c_str(),
+            BuildPath.str().c_str(), Library.Name.c_str());
+  }
+  for (const std::string &Object : Target.Objects)
+    if (!llvm::sys::fs::exists(Object))
+      return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                     "the program links %s, which is not built "
+                                     "yet: build %s first (cmake --build %s)",
+                                     Object.c_str(), BuildPath.str().c_str(),
+                                     BuildPath.str().c_str());
+  return llvm::Error::success();
+}
+
+/// Notes on what the target does that the instrumented program does not.
+void noteDifferences(const CMakeTarget &Target,
+                     const std::vector<std::string> &Originals,
+                     llvm::raw_ostream &Progress) {
+  if (Target.LinkLanguage != "CXX" && Target.LinkLanguage != "C")
+    Progress << "skyline-check: note: target '" << Target.Name << "' links as "
+             << Target.LinkLanguage
+             << "; the instrumented program links its items as C++\n";
+  std::vector<std::string> Missing;
+  for (const std::string &Source : Target.Sources)
+    if (!llvm::is_contained(Originals, Source))
+      Missing.push_back(llvm::sys::path::filename(Source).str());
+  if (Missing.empty())
+    return;
+  Progress << "skyline-check: note: target '" << Target.Name
+           << "' also compiles "
+           << llvm::join(llvm::ArrayRef(Missing).take_front(3), ", ")
+           << (Missing.size() > 3 ? ", ..." : "")
+           << ", not given on the command line: the instrumented program has "
+              "only the given sources\n";
+}
+
+/// The link part of the generated CMakeLists.txt.
+void writeLink(llvm::raw_ostream &Out, const ProgramLink &Link,
+               const std::vector<std::string> &LinkArgs) {
+  // One SHELL: option keeps the flags as they are: CMake de-duplicates
+  // separate options, which would break pairs like "-Xlinker -z -Xlinker now".
+  if (!Link.Flags.empty())
+    Out << "target_link_options(skyline_instrumented PRIVATE "
+        << quoted("SHELL:" + llvm::join(Link.Flags, " ")) << ")\n";
+  // The target's items link LibTorch; the runtime still compiles against it.
+  if (!Link.LinkTorch)
+    Out << "target_include_directories(skyline_instrumented SYSTEM PRIVATE "
+           "${TORCH_INCLUDE_DIRS})\n"
+        << "if(TORCH_CXX_FLAGS)\n"
+        << "  target_compile_options(skyline_instrumented PRIVATE "
+           "${TORCH_CXX_FLAGS})\n"
+        << "endif()\n";
+  Out << "target_link_libraries(skyline_instrumented" << list(Link.Libraries);
+  if (Link.LinkTorch)
+    Out << "\n  \"${TORCH_LIBRARIES}\"";
+  Out << list(LinkArgs) << ")\n";
+}
+
+/// The user's target, or why the File API cannot say.
+llvm::Expected<CMakeTarget>
+userTarget(const BuildOptions &Options,
+           const std::vector<std::string> &Originals,
+           llvm::raw_ostream &Progress) {
+  if (Options.BuildPath.empty())
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "no build dir given (-p)");
+  return loadCMakeTarget(Options.BuildPath, Originals,
+                         Options.WorkDir + "/fileapi.log", Progress);
+}
+
+/// The user's target's link items, or LibTorch alone with a note saying why.
+llvm::Expected<ProgramLink> programLink(const InstrumentedProgram &Program,
+                                        const BuildOptions &Options,
+                                        llvm::raw_ostream &Progress) {
+  ProgramLink Link;
+  std::vector<std::string> Originals = originalSources(Program);
+  auto Target = userTarget(Options, Originals, Progress);
+  if (!Target) {
+    Progress << "skyline-check: note: linking LibTorch and --link-arg only: "
+             << llvm::toString(Target.takeError()) << "\n";
+    return Link;
+  }
+  if (llvm::Error E = checkBuilt(*Target, Options.BuildPath))
+    return std::move(E);
+  noteDifferences(*Target, Originals, Progress);
+  Link.Target = Target->Name;
+  Link.Objects = Target->Objects;
+  Link.Flags = Target->LinkFlags;
+  Link.Libraries = Target->LinkLibraries;
+  Link.LinkTorch = !carriesLibTorch(Link.Libraries);
+  return Link;
+}
+
 } // namespace
 
 ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
-                          const ProgramModel &Model, const InstrumentedProgram &Program) {
+                          const ProgramModel &Model,
+                          const InstrumentedProgram &Program) {
   ProjectFlags Flags;
   for (const std::string &Source : Model.Sources)
-    for (const clang::tooling::CompileCommand &Command : DB.getCompileCommands(Source)) {
+    for (const clang::tooling::CompileCommand &Command :
+         DB.getCompileCommands(Source)) {
       const auto &Args = Command.CommandLine;
       for (size_t I = 1; I < Args.size(); ++I) {
         llvm::StringRef Arg = Args[I];
@@ -84,13 +231,16 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
         if (Arg.starts_with("-I")) {
           std::string Dir = absoluteIn(Command.Directory, Value("-I"));
           llvm::StringRef DirRef(Dir);
-          if (Program.SourceRoot != "/" && (DirRef == Program.SourceRoot ||
-                                            DirRef.starts_with(Program.SourceRoot + "/")))
+          if (Program.SourceRoot != "/" &&
+              (DirRef == Program.SourceRoot ||
+               DirRef.starts_with(Program.SourceRoot + "/")))
             addUnique(Flags.MirrorIncludes,
-                      Program.MirrorRoot + DirRef.drop_front(Program.SourceRoot.size()).str());
+                      Program.MirrorRoot +
+                          DirRef.drop_front(Program.SourceRoot.size()).str());
           addUnique(Flags.Includes, Dir);
         } else if (Arg.starts_with("-isystem")) {
-          addUnique(Flags.SystemIncludes, absoluteIn(Command.Directory, Value("-isystem")));
+          addUnique(Flags.SystemIncludes,
+                    absoluteIn(Command.Directory, Value("-isystem")));
         } else if (Arg.starts_with("-D")) {
           addUnique(Flags.Definitions, Value("-D"));
         } else if (Arg.starts_with("-std=")) {
@@ -109,16 +259,17 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
   return Flags;
 }
 
-llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit, llvm::StringRef BuildPath) {
+llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit,
+                                         llvm::StringRef BuildPath) {
   auto Usable = [](llvm::StringRef Dir) {
     return llvm::sys::fs::exists(Dir + "/TorchConfig.cmake");
   };
   if (!Explicit.empty()) {
     if (Usable(Explicit))
       return Explicit.str();
-    return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "--torch-dir '%s' holds no TorchConfig.cmake",
-                                   Explicit.str().c_str());
+    return llvm::createStringError(
+        std::errc::no_such_file_or_directory,
+        "--torch-dir '%s' holds no TorchConfig.cmake", Explicit.str().c_str());
   }
   if (!BuildPath.empty()) {
     std::string Cache = readFile((BuildPath + "/CMakeCache.txt").str());
@@ -128,10 +279,11 @@ llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit, llvm::StringR
   }
   if (Usable(SKYLINE_TORCH_DIR))
     return std::string(SKYLINE_TORCH_DIR);
-  return llvm::createStringError(
-      std::errc::no_such_file_or_directory,
-      "no LibTorch found: the build directory's CMakeCache.txt names no Torch_DIR and "
-      "skyline-check was built without one; give --torch-dir=DIR/share/cmake/Torch");
+  return llvm::createStringError(std::errc::no_such_file_or_directory,
+                                 "no LibTorch found: the build directory's "
+                                 "CMakeCache.txt names no Torch_DIR and "
+                                 "skyline-check was built without one; give "
+                                 "--torch-dir=DIR/share/cmake/Torch");
 }
 
 llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
@@ -141,15 +293,25 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   auto TorchDir = findTorchDir(Options.TorchDir, Options.BuildPath);
   if (!TorchDir)
     return TorchDir.takeError();
+  std::string ProjectDir = Options.WorkDir + "/project";
+  std::string BuildDir = Options.WorkDir + "/build";
+  std::string Log = Options.WorkDir + "/build.log";
+  llvm::sys::fs::create_directories(BuildDir);
+  llvm::sys::fs::create_directories(ProjectDir);
+  auto Link = programLink(Program, Options, Progress);
+  if (!Link)
+    return Link.takeError();
 
   std::vector<std::string> Sources = Program.Sources;
-  for (const char *Runtime :
-       {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp", "TensorAccounting.cpp"})
+  for (const char *Runtime : {"MemoryTracker.cpp", "Runtime.cpp",
+                              "RunResult.cpp", "TensorAccounting.cpp"})
     Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime);
+  llvm::append_range(Sources, Link->Objects);
   std::string Project;
   llvm::raw_string_ostream Out(Project);
   Out << "# Generated by skyline-check: the instrumented copy of the program.\n"
-      << "cmake_minimum_required(VERSION 3.18)\nproject(skyline_instrumented CXX)\n"
+      << "cmake_minimum_required(VERSION 3.18)\nproject(skyline_instrumented "
+         "CXX)\n"
       << "find_package(Torch REQUIRED)\n"
       << "add_executable(skyline_instrumented" << list(Sources) << ")\n"
       << "target_include_directories(skyline_instrumented BEFORE PRIVATE"
@@ -163,50 +325,50 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
     Out << "target_compile_definitions(skyline_instrumented PRIVATE"
         << list(Flags.Definitions) << ")\n";
   Out << "target_compile_options(skyline_instrumented PRIVATE -include "
-         "skyline/runtime/Runtime.h)\n"
-      << "target_link_libraries(skyline_instrumented \"${TORCH_LIBRARIES}\""
-      << list(Options.LinkArgs) << ")\n"
-      << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
+         "skyline/runtime/Runtime.h)\n";
+  writeLink(Out, *Link, Options.LinkArgs);
+  Out << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
       << Flags.Standard << ")\n";
 
-  std::string ProjectDir = Options.WorkDir + "/project";
-  std::string BuildDir = Options.WorkDir + "/build";
-  std::string Log = Options.WorkDir + "/build.log";
-  llvm::sys::fs::create_directories(BuildDir);
-  llvm::sys::fs::create_directories(ProjectDir);
   bool Changed = Project != readFile(ProjectDir + "/CMakeLists.txt");
   if (Changed)
-    if (llvm::Error E = writeFileAtomically(ProjectDir + "/CMakeLists.txt", Project))
+    if (llvm::Error E =
+            writeFileAtomically(ProjectDir + "/CMakeLists.txt", Project))
       return std::move(E);
 
   BuiltProgram Built;
   Built.TorchDir = *TorchDir;
   if (Changed || !llvm::sys::fs::exists(BuildDir + "/build.ninja")) {
+    if (!Link->Target.empty())
+      Progress << "skyline-check: linking like target '" << Link->Target
+               << "' of " << Options.BuildPath << " (CMake File API)\n";
     Progress << "skyline-check: configuring the instrumented build\n";
-    ProcessResult Configure = runProcess(
-        {"cmake", "-S", ProjectDir, "-B", BuildDir, "-G", "Ninja",
-         "-DCMAKE_BUILD_TYPE=Release", "-DTorch_DIR=" + *TorchDir},
-        "", {}, Log, 600);
+    ProcessResult Configure =
+        runProcess({"cmake", "-S", ProjectDir, "-B", BuildDir, "-G", "Ninja",
+                    "-DCMAKE_BUILD_TYPE=Release", "-DTorch_DIR=" + *TorchDir},
+                   "", {}, Log, 600);
     Built.Seconds += Configure.Seconds;
     if (Configure.ExitCode != 0)
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "configuring the instrumented build failed (log: %s):\n%s",
-                                     Log.c_str(), tailOfFile(Log, 15).c_str());
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "configuring the instrumented build failed (log: %s):\n%s",
+          Log.c_str(), tailOfFile(Log, 15).c_str());
   }
   Progress << "skyline-check: building the instrumented program\n";
-  ProcessResult Compile = runProcess({"ninja", "-C", BuildDir}, "", {}, Log, 3600);
+  ProcessResult Compile =
+      runProcess({"ninja", "-C", BuildDir}, "", {}, Log, 3600);
   Built.Seconds += Compile.Seconds;
   std::string Output = readFile(Log);
   if (Compile.ExitCode != 0) {
     std::string Errors;
     std::string Mapped = mapToOriginal(Output, Program);
     for (llvm::StringRef Line : llvm::split(Mapped, '\n'))
-      if (Line.contains("error:") || Line.contains("note:"))
+      if (isDiagnostic(Line))
         Errors += Line.str() + "\n";
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "the instrumented program does not build (log: %s):\n%s",
-                                   Log.c_str(), Errors.empty() ? tailOfFile(Log, 20).c_str()
-                                                               : Errors.c_str());
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "the instrumented program does not build (log: %s):\n%s", Log.c_str(),
+        Errors.empty() ? tailOfFile(Log, 20).c_str() : Errors.c_str());
   }
   Built.Recompiled = Output.find("no work to do") == std::string::npos;
   Built.Executable = BuildDir + "/skyline_instrumented";

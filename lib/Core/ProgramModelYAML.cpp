@@ -43,14 +43,15 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::EndSeq << YAML::EndMap;
 }
 
-void emitCalls(YAML::Emitter &Out, const char *Key, const std::vector<CallSite> &Calls) {
+void emitCalls(YAML::Emitter &Out, const char *Key,
+               const std::vector<CallSite> &Calls) {
   Out << YAML::Key << Key << YAML::Value << YAML::BeginSeq;
   for (const CallSite &Call : Calls)
     Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
         << Call.File << YAML::Key << "line" << YAML::Value << Call.Line
-        << YAML::Key << "column" << YAML::Value << Call.Column << YAML::Key << "offset"
-        << YAML::Value << Call.Offset << YAML::Key << "length" << YAML::Value
-        << Call.Length << YAML::EndMap;
+        << YAML::Key << "column" << YAML::Value << Call.Column << YAML::Key
+        << "offset" << YAML::Value << Call.Offset << YAML::Key << "length"
+        << YAML::Value << Call.Length << YAML::EndMap;
   Out << YAML::EndSeq;
 }
 
@@ -90,7 +91,8 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
 // Reading
 //===----------------------------------------------------------------------===//
 
-template <typename T> T get(const YAML::Node &Node, const char *Key, T Default = T()) {
+template <typename T>
+T get(const YAML::Node &Node, const char *Key, T Default = T()) {
   const YAML::Node Value = Node[Key];
   return Value && !Value.IsNull() ? Value.as<T>() : Default;
 }
@@ -116,9 +118,11 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
   Site.Uses = get<unsigned>(Node, "uses", 1);
   Site.InString = get<bool>(Node, "in_string", false);
   for (const YAML::Node &Edit : Node["override_edits"])
-    Site.OverrideEdits.push_back({readSpan(Edit), get<std::string>(Edit, "text")});
+    Site.OverrideEdits.push_back(
+        {readSpan(Edit), get<std::string>(Edit, "text")});
   for (const YAML::Node &Step : Node["chain"])
-    Site.Chain.push_back({get<std::string>(Step, "step"), get<std::string>(Step, "file"),
+    Site.Chain.push_back({get<std::string>(Step, "step"),
+                          get<std::string>(Step, "file"),
                           get<unsigned>(Step, "line")});
   return Site;
 }
@@ -126,8 +130,9 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
 std::vector<CallSite> readCalls(const YAML::Node &Node) {
   std::vector<CallSite> Calls;
   for (const YAML::Node &Call : Node)
-    Calls.push_back({get<std::string>(Call, "file"), get<unsigned>(Call, "line"),
-                     get<unsigned>(Call, "column"), get<unsigned>(Call, "offset"),
+    Calls.push_back({get<std::string>(Call, "file"),
+                     get<unsigned>(Call, "line"), get<unsigned>(Call, "column"),
+                     get<unsigned>(Call, "offset"),
                      get<unsigned>(Call, "length")});
   return Calls;
 }
@@ -142,9 +147,13 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   Loop.BodyLength = get<unsigned>(Node, "body_length");
   Loop.BodyIsCompound = get<bool>(Node, "body_is_compound", true);
   for (const YAML::Node &Opt : Node["optimizers"]) {
-    OptimizerSite Site{get<std::string>(Opt, "name"), get<std::string>(Opt, "type"),
-                       get<std::string>(Opt, "file"), get<unsigned>(Opt, "line"),
-                       get<unsigned>(Opt, "declaration_end"), std::nullopt, ""};
+    OptimizerSite Site{get<std::string>(Opt, "name"),
+                       get<std::string>(Opt, "type"),
+                       get<std::string>(Opt, "file"),
+                       get<unsigned>(Opt, "line"),
+                       get<unsigned>(Opt, "declaration_end"),
+                       std::nullopt,
+                       ""};
     if (const YAML::Node Rate = Opt["learning_rate"]) {
       Site.LearningRate = readSpan(Rate);
       Site.LearningRateText = get<std::string>(Rate, "text");
@@ -163,7 +172,8 @@ std::string programModelToYAML(const ProgramModel &Model) {
   YAML::Emitter Out;
   Out.SetDoublePrecision(4);
   Out << YAML::BeginMap;
-  Out << YAML::Key << "schema_version" << YAML::Value << ProgramModel::SchemaVersion;
+  Out << YAML::Key << "schema_version" << YAML::Value
+      << ProgramModel::SchemaVersion;
   Out << YAML::Key << "sources" << YAML::Value << YAML::BeginSeq;
   for (const std::string &Source : Model.Sources)
     Out << Source;
@@ -207,6 +217,7 @@ std::string programModelToYAML(const ProgramModel &Model) {
     Out << YAML::Key << "length" << YAML::Value << Call.Length;
     Out << YAML::Key << "in_macro" << YAML::Value << Call.InMacro;
     Out << YAML::Key << "uses_binding" << YAML::Value << Call.UsesBinding;
+    Out << YAML::Key << "callee" << YAML::Value << Call.Callee;
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
@@ -261,16 +272,18 @@ std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
     for (const YAML::Node &Site : Root["other_batch_sizes"])
       Model.OtherBatchSizes.push_back(readBatchSize(Site));
     for (const YAML::Node &M : Root["modules"])
-      Model.Modules.push_back({get<std::string>(M, "name"), get<std::string>(M, "type"),
-                               get<std::string>(M, "options"),
-                               get<std::string>(M, "parent"), get<std::string>(M, "file"),
-                               get<unsigned>(M, "line"), get<unsigned>(M, "column"),
-                               get<std::string>(M, "registered_at")});
+      Model.Modules.push_back(
+          {get<std::string>(M, "name"), get<std::string>(M, "type"),
+           get<std::string>(M, "options"), get<std::string>(M, "parent"),
+           get<std::string>(M, "file"), get<unsigned>(M, "line"),
+           get<unsigned>(M, "column"), get<std::string>(M, "registered_at")});
     for (const YAML::Node &C : Root["module_calls"])
-      Model.ModuleCalls.push_back({get<std::string>(C, "name"), get<std::string>(C, "file"),
-                                   get<unsigned>(C, "line"), get<unsigned>(C, "column"),
-                                   get<unsigned>(C, "offset"), get<unsigned>(C, "length"),
-                                   get<bool>(C, "in_macro"), get<bool>(C, "uses_binding")});
+      Model.ModuleCalls.push_back(
+          {get<std::string>(C, "name"), get<std::string>(C, "file"),
+           get<unsigned>(C, "line"), get<unsigned>(C, "column"),
+           get<unsigned>(C, "offset"), get<unsigned>(C, "length"),
+           get<bool>(C, "in_macro"), get<bool>(C, "uses_binding"),
+           get<std::string>(C, "callee")});
     for (const YAML::Node &Loop : Root["training_loops"])
       Model.TrainingLoops.push_back(readLoop(Loop));
     for (const YAML::Node &Save : Root["save_calls"])

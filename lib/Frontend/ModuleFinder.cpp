@@ -33,7 +33,8 @@ bool isRegisterModule(const CallExpr *Call) {
 }
 
 std::string stringLiteralValue(const Expr *E) {
-  if (const auto *Literal = dyn_cast_or_null<StringLiteral>(stripValueWrappers(E)))
+  if (const auto *Literal =
+          dyn_cast_or_null<StringLiteral>(stripValueWrappers(E)))
     return Literal->getString().str();
   return "";
 }
@@ -106,7 +107,8 @@ public:
       const auto *S = Node.get<Stmt>();
       if (!S)
         return;
-      if (const auto *Call = dyn_cast<CallExpr>(S); Call && isRegisterModule(Call)) {
+      if (const auto *Call = dyn_cast<CallExpr>(S);
+          Call && isRegisterModule(Call)) {
         if (Call->getNumArgs() >= 2) {
           Out.RegisteredName = stringLiteralValue(Call->getArg(0));
           Out.RegisteredAt = TU.where(Call->getBeginLoc());
@@ -129,7 +131,8 @@ public:
           Push && Push->getMethodDecl() &&
           Push->getMethodDecl()->getName() == "push_back" &&
           isModuleLike(Push->getImplicitObjectArgument()->getType())) {
-        const Expr *Object = stripValueWrappers(Push->getImplicitObjectArgument());
+        const Expr *Object =
+            stripValueWrappers(Push->getImplicitObjectArgument());
         if (const ValueDecl *Seq = referencedDecl(Object)) {
           Out.ParentRef = declKey(TU, Seq);
           Out.AppendedChild = true;
@@ -138,8 +141,8 @@ public:
           // the children of the module itself, named 0, 1, ... as in PyTorch.
           Out.ParentRef = ThisParentPrefix.str() +
                           Push->getMethodDecl()->getParent()->getNameAsString();
-          if (const auto *Method = dyn_cast_or_null<CXXMethodDecl>(
-                  TU.enclosingFunction(Push)))
+          if (const auto *Method =
+                  dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(Push)))
             Out.ParentRef = ThisParentPrefix.str() +
                             Method->getParent()->getQualifiedNameAsString();
           Out.AppendedChild = true;
@@ -165,10 +168,12 @@ public:
   }
 
 private:
-  static int argIndex(CXXConstructExpr::const_arg_range Args, const Expr *Child) {
+  static int argIndex(CXXConstructExpr::const_arg_range Args,
+                      const Expr *Child) {
     int Index = 0;
     for (const Expr *Arg : Args) {
-      if (Arg == Child || stripValueWrappers(Arg) == stripValueWrappers(Child) ||
+      if (Arg == Child ||
+          stripValueWrappers(Arg) == stripValueWrappers(Child) ||
           Arg->getSourceRange() == Child->getSourceRange())
         return Index;
       ++Index;
@@ -209,7 +214,8 @@ RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
 }
 
 void findConstructions(const TUContext &TU, ModuleFindings &Out) {
-  for (const auto *E : TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n"))) {
+  for (const auto *E :
+       TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n"))) {
     if (!isModuleLike(E->getType()) || isEmptyOrWrapping(E))
       continue;
     llvm::SmallVector<const Expr *, 4> Args(E->arguments());
@@ -217,8 +223,8 @@ void findConstructions(const TUContext &TU, ModuleFindings &Out) {
     if (!Raw.Skip)
       Out.Constructions.push_back(std::move(Raw));
   }
-  auto MakeShared = callExpr(callee(functionDecl(hasName("::std::make_shared"))))
-                        .bind("n");
+  auto MakeShared =
+      callExpr(callee(functionDecl(hasName("::std::make_shared")))).bind("n");
   for (const auto *Call : TU.findAll<CallExpr>(MakeShared)) {
     if (!isModuleLike(Call->getType()))
       continue;
@@ -228,8 +234,9 @@ void findConstructions(const TUContext &TU, ModuleFindings &Out) {
 }
 
 void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
-  auto Register = cxxMemberCallExpr(callee(cxxMethodDecl(hasName("register_module"))))
-                      .bind("n");
+  auto Register =
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("register_module"))))
+          .bind("n");
   for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Register)) {
     if (!isRegisterModule(Call) || Call->getNumArgs() < 2)
       continue;
@@ -243,9 +250,52 @@ void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
 }
 
 bool namesBinding(const Stmt *S) {
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(S); Ref && isa<BindingDecl>(Ref->getDecl()))
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(S);
+      Ref && isa<BindingDecl>(Ref->getDecl()))
     return true;
-  return S && llvm::any_of(S->children(), [](const Stmt *C) { return namesBinding(C); });
+  return S && llvm::any_of(S->children(),
+                           [](const Stmt *C) { return namesBinding(C); });
+}
+
+/// Whether evaluating E once more, before the call, changes nothing: names,
+/// `this`, member accesses, dereferences and subscripts by a name or a
+/// literal (`fc`, `net.fc`, `*model`, `layers[i]`), no calls but the
+/// operators ->, * and [] of holders, smart pointers and containers.
+bool isSideEffectFree(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr, IntegerLiteral>(E))
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return isa<VarDecl>(Ref->getDecl());
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return isa<FieldDecl>(Member->getMemberDecl()) &&
+           isSideEffectFree(Member->getBase());
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    return Unary->getOpcode() == UO_Deref &&
+           isSideEffectFree(Unary->getSubExpr());
+  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    return isSideEffectFree(Subscript->getBase()) &&
+           isSideEffectFree(Subscript->getIdx());
+  const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+  if (!Operator)
+    return false;
+  OverloadedOperatorKind Kind = Operator->getOperator();
+  if (Kind != OO_Arrow && Kind != OO_Star && Kind != OO_Subscript)
+    return false;
+  if (Kind == OO_Star && Operator->getNumArgs() != 1)
+    return false; // a multiplication
+  return llvm::all_of(Operator->arguments(),
+                      [](const Expr *Arg) { return isSideEffectFree(Arg); });
+}
+
+/// The callee's text for the runtime, or "" where it cannot be repeated.
+std::string calleeText(const TUContext &TU, const Expr *Object) {
+  if (Object->getBeginLoc().isMacroID() || Object->getEndLoc().isMacroID() ||
+      !isSideEffectFree(Object))
+    return "";
+  std::string Text = TU.textOf(Object->getSourceRange());
+  // The rewrite never adds a line, so line numbers stay the original's.
+  return Text.find('\n') == std::string::npos ? Text : "";
 }
 
 void addCall(const TUContext &TU, const Expr *Call, const Expr *Object,
@@ -265,11 +315,13 @@ void addCall(const TUContext &TU, const Expr *Call, const Expr *Object,
   Raw.Call.Length = Span.Length;
   Raw.Call.InMacro = Call->getBeginLoc().isMacroID();
   Raw.Call.UsesBinding = namesBinding(Call);
+  Raw.Call.Callee = calleeText(TU, Object);
   Out.Calls.push_back(std::move(Raw));
 }
 
 void findCalls(const TUContext &TU, ModuleFindings &Out) {
-  auto Forward = cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("n");
+  auto Forward =
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("n");
   for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Forward)) {
     const Expr *Object = Call->getImplicitObjectArgument();
     QualType Type = Object->getType();
@@ -277,7 +329,8 @@ void findCalls(const TUContext &TU, ModuleFindings &Out) {
       Type = Type->getPointeeType();
     if (!isModuleLike(Type))
       continue;
-    if (const auto *Arrow = dyn_cast<CXXOperatorCallExpr>(stripValueWrappers(Object)))
+    if (const auto *Arrow =
+            dyn_cast<CXXOperatorCallExpr>(stripValueWrappers(Object)))
       Object = Arrow->getArg(0); // conv1->forward: name conv1, not its Impl
     addCall(TU, Call, Object, Out);
   }

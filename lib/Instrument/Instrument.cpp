@@ -33,34 +33,40 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
         {Site.Literal.Offset - 1, Site.Literal.Length + 2,
          "skyline::rt::batch_size_text(\"" + Original + "\")", 0});
   else
-    Plan[Site.Literal.File].push_back({Site.Literal.Offset, Site.Literal.Length,
-                                       "skyline::rt::batch_size(" + Original + ")", 0});
+    Plan[Site.Literal.File].push_back(
+        {Site.Literal.Offset, Site.Literal.Length,
+         "skyline::rt::batch_size(" + Original + ")", 0});
   for (const TextEdit &Edit : Site.OverrideEdits)
-    Plan[Edit.Range.File].push_back({Edit.Range.Offset, Edit.Range.Length, Edit.Text, 0});
+    Plan[Edit.Range.File].push_back(
+        {Edit.Range.Offset, Edit.Range.Length, Edit.Text, 0});
 }
 
-void planLoop(const TrainingLoop &Loop, std::map<std::string, std::vector<Insertion>> &Plan) {
+void planLoop(const TrainingLoop &Loop,
+              std::map<std::string, std::vector<Insertion>> &Plan) {
   // step() runs in the optimizer phase; the optimizers' tensors are counted
   // as weights, gradients and optimizer state.
   for (const CallSite &Step : Loop.StepCalls) {
     auto &StepEdits = Plan[Step.File];
-    StepEdits.push_back({Step.Offset, 0,
-                         "skyline::rt::optimizer_step([&]() -> decltype(auto) { return ",
-                         -long(Step.Length)});
-    StepEdits.push_back({Step.Offset + Step.Length, 0, "; })",
-                         SuffixBase + long(Step.Length)});
+    StepEdits.push_back(
+        {Step.Offset, 0,
+         "skyline::rt::optimizer_step([&]() -> decltype(auto) { return ",
+         -long(Step.Length)});
+    StepEdits.push_back(
+        {Step.Offset + Step.Length, 0, "; })", SuffixBase + long(Step.Length)});
   }
   for (const OptimizerSite &Optimizer : Loop.Optimizers)
     if (Optimizer.DeclarationEnd)
-      Plan[Optimizer.File].push_back({Optimizer.DeclarationEnd, 0,
-                                      " skyline::rt::track_optimizer(" + Optimizer.Name + ");",
-                                      0});
+      Plan[Optimizer.File].push_back(
+          {Optimizer.DeclarationEnd, 0,
+           " skyline::rt::track_optimizer(" + Optimizer.Name + ");", 0});
   auto &Edits = Plan[Loop.File];
   if (Loop.BodyIsCompound) {
-    Edits.push_back({Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});
+    Edits.push_back(
+        {Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});
     return;
   }
-  Edits.push_back({Loop.BodyOffset, 0, "{ skyline::rt::iteration_begin(); ", BodyOpen});
+  Edits.push_back(
+      {Loop.BodyOffset, 0, "{ skyline::rt::iteration_begin(); ", BodyOpen});
   Edits.push_back({Loop.BodyOffset + Loop.BodyLength, 0, " }", BodyClose});
 }
 
@@ -72,22 +78,25 @@ std::string commonDirectory(const std::vector<std::string> &Files) {
       Common = Dir;
       continue;
     }
-    while (!Common.empty() && !(llvm::StringRef(Dir).starts_with(Common) &&
-                                (Dir.size() == Common.size() || Dir[Common.size()] == '/')))
+    while (!Common.empty() &&
+           !(llvm::StringRef(Dir).starts_with(Common) &&
+             (Dir.size() == Common.size() || Dir[Common.size()] == '/')))
       Common = llvm::sys::path::parent_path(Common).str();
   }
   return Common.empty() ? "/" : Common;
 }
 
-llvm::Error writeIfChanged(llvm::StringRef Path, llvm::StringRef Text, bool &Changed) {
+llvm::Error writeIfChanged(llvm::StringRef Path, llvm::StringRef Text,
+                           bool &Changed) {
   Changed = false;
   if (auto Existing = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false))
     if ((*Existing)->getBuffer() == Text)
       return llvm::Error::success();
   if (std::error_code EC =
           llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Path)))
-    return llvm::createStringError(EC, "cannot create the work directory for '%s': %s",
-                                   Path.str().c_str(), EC.message().c_str());
+    return llvm::createStringError(
+        EC, "cannot create the work directory for '%s': %s", Path.str().c_str(),
+        EC.message().c_str());
   Changed = true;
   return writeFileAtomically(Path, Text);
 }
@@ -98,16 +107,17 @@ llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
                                             std::vector<Insertion> Insertions) {
   std::stable_sort(Insertions.begin(), Insertions.end(),
                    [](const Insertion &A, const Insertion &B) {
-                     return std::tie(A.Offset, A.Order) < std::tie(B.Offset, B.Order);
+                     return std::tie(A.Offset, A.Order) <
+                            std::tie(B.Offset, B.Order);
                    });
   std::string Out;
   Out.reserve(Text.size() + Insertions.size() * 48);
   unsigned Position = 0;
   for (const Insertion &I : Insertions) {
     if (I.Offset < Position || I.Offset + I.Length > Text.size())
-      return llvm::createStringError(std::errc::invalid_argument,
-                                     "overlapping or out-of-range edit at byte %u",
-                                     I.Offset);
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "overlapping or out-of-range edit at byte %u", I.Offset);
     Out.append(Text.data() + Position, I.Offset - Position);
     Out += I.Text;
     Position = I.Offset + I.Length;
@@ -129,8 +139,9 @@ planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
     planLoop(Loop, Plan);
   for (const ModuleCall &Call : Model.ModuleCalls) {
     if (Call.InMacro || Call.UsesBinding) {
-      Notes.push_back(Call.File + ":" + std::to_string(Call.Line) + ": call of module '" +
-                      Call.Name + "' is not measured on its own (" +
+      Notes.push_back(Call.File + ":" + std::to_string(Call.Line) +
+                      ": call of module '" + Call.Name +
+                      "' is not measured on its own (" +
                       (Call.InMacro ? "it comes from a macro expansion"
                                     : "it names a structured binding") +
                       "); its time counts as (unscoped)");
@@ -139,17 +150,22 @@ planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
     int Id = int(Scopes.size());
     Scopes.push_back({Id, Call.Name, Call.File, Call.Line});
     auto &Edits = Plan[Call.File];
+    // With the callee the runtime also sees the layer's weights.
+    std::string Module = Call.Callee.empty() ? "" : Call.Callee + ", ";
     Edits.push_back({Call.Offset, 0,
-                     "skyline::rt::scoped(" + std::to_string(Id) +
-                         ", [&]() -> decltype(auto) { return ",
+                     "skyline::rt::scoped(" + std::to_string(Id) + ", " +
+                         Module + "[&]() -> decltype(auto) { return ",
                      -long(Call.Length)});
-    Edits.push_back({Call.Offset + Call.Length, 0, "; })", SuffixBase + long(Call.Length)});
+    Edits.push_back(
+        {Call.Offset + Call.Length, 0, "; })", SuffixBase + long(Call.Length)});
   }
   for (const SourceSpan &Save : Model.SaveCalls) {
-    Plan[Save.File].push_back({Save.Offset, Save.Length, "skyline::rt::skipped_save", 0});
-    Notes.push_back(Save.File + ":" + std::to_string(Save.Line) +
-                    ": torch::save is a no-op in measured runs, so no checkpoint is "
-                    "overwritten");
+    Plan[Save.File].push_back(
+        {Save.Offset, Save.Length, "skyline::rt::skipped_save", 0});
+    Notes.push_back(
+        Save.File + ":" + std::to_string(Save.Line) +
+        ": torch::save is a no-op in measured runs, so no checkpoint is "
+        "overwritten");
   }
   return Plan;
 }
@@ -169,20 +185,21 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
     auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
     if (!Buffer)
       return llvm::createStringError(Buffer.getError(), "cannot read '%s': %s",
-                                     File.c_str(), Buffer.getError().message().c_str());
+                                     File.c_str(),
+                                     Buffer.getError().message().c_str());
     std::string Text = (*Buffer)->getBuffer().str();
     if (auto It = Plan.find(File); It != Plan.end()) {
       auto Rewritten = applyInsertions(Text, It->second);
       if (!Rewritten)
-        return llvm::createStringError(std::errc::invalid_argument,
-                                       "cannot instrument '%s': %s", File.c_str(),
-                                       llvm::toString(Rewritten.takeError()).c_str());
+        return llvm::createStringError(
+            std::errc::invalid_argument, "cannot instrument '%s': %s",
+            File.c_str(), llvm::toString(Rewritten.takeError()).c_str());
       Text = std::move(*Rewritten);
     }
     llvm::SmallString<256> Mirror(Program.MirrorRoot);
-    llvm::sys::path::append(Mirror, llvm::StringRef(File).drop_front(
-                                        Program.SourceRoot == "/" ? 0
-                                                                  : Program.SourceRoot.size()));
+    llvm::sys::path::append(
+        Mirror, llvm::StringRef(File).drop_front(
+                    Program.SourceRoot == "/" ? 0 : Program.SourceRoot.size()));
     bool Changed = false;
     if (llvm::Error E = writeIfChanged(Mirror, Text, Changed))
       return std::move(E);
@@ -193,17 +210,18 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
     Program.Sources.push_back(Program.MirrorOf[Source]);
 
   YAML::Emitter Table;
-  Table << YAML::BeginMap << YAML::Key << "scopes" << YAML::Value << YAML::BeginSeq;
+  Table << YAML::BeginMap << YAML::Key << "scopes" << YAML::Value
+        << YAML::BeginSeq;
   for (const ScopeEntry &Scope : Program.Scopes)
-    Table << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value << Scope.Id
-          << YAML::Key << "module" << YAML::Value << Scope.Module << YAML::Key << "file"
-          << YAML::Value << Scope.File << YAML::Key << "line" << YAML::Value << Scope.Line
-          << YAML::EndMap;
+    Table << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value
+          << Scope.Id << YAML::Key << "module" << YAML::Value << Scope.Module
+          << YAML::Key << "file" << YAML::Value << Scope.File << YAML::Key
+          << "line" << YAML::Value << Scope.Line << YAML::EndMap;
   Table << YAML::EndSeq << YAML::EndMap;
   bool Changed = false;
   if (llvm::Error E =
-          writeIfChanged((WorkDir + "/scopes.yaml").str(), std::string(Table.c_str()) + "\n",
-                         Changed))
+          writeIfChanged((WorkDir + "/scopes.yaml").str(),
+                         std::string(Table.c_str()) + "\n", Changed))
     return std::move(E);
   return Program;
 }

@@ -6,8 +6,8 @@
 #include "skyline/runtime/ExitCodes.h"
 
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <yaml-cpp/yaml.h>
@@ -21,19 +21,32 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
   if (!R.Error.empty() && !R.Crashed)
     What += " could not start: " + R.Error;
   else if (R.TimedOut)
-    What += " did not finish in time (a hang, or iterations too slow: see --run-timeout)";
+    What += " " + describeProcessEnd(R) + " (a hang, or iterations too slow: see --run-timeout)";
   else if (R.Crashed)
     What += " crashed (" + R.Error + ")";
   else if (R.ExitCode == rt::ExitResultNotWritten)
-    What += " could not write its result file (is the work directory writable?)";
+    What +=
+        " could not write its result file (is the work directory writable?)";
   else
-    What += " ended with exit code " + std::to_string(R.ExitCode) +
-            " before its measured iterations (does it reach optimizer.step() often "
-            "enough? see --iterations)";
+    What +=
+        " ended with exit code " + std::to_string(R.ExitCode) +
+        " before its measured iterations (does it reach optimizer.step() often "
+        "enough? see --iterations)";
   std::string Tail = tailOfFile(Log, 12);
   if (!Tail.empty())
     What += "; the end of its output (" + Log.str() + "):\n" + Tail;
   return What;
+}
+
+/// The first run says where the program ran; older results say nothing and
+/// leave the defaults.
+void describeDevice(const MeasuredRun &Run, Measurement &Result) {
+  if (!Run.DeviceType.empty())
+    Result.DeviceType = Run.DeviceType;
+  if (!Run.DeviceName.empty())
+    Result.DeviceName = Run.DeviceName;
+  Result.TorchVersion = Run.TorchVersion;
+  Result.Threads = Run.Threads;
 }
 
 } // namespace
@@ -50,16 +63,22 @@ std::optional<int64_t> parseByteSize(llvm::StringRef Text) {
   struct {
     const char *Name;
     double Scale;
-  } Units[] = {{"", 1},          {"B", 1},         {"KiB", 1024.0},
-               {"MiB", 1048576.0}, {"GiB", 1073741824.0}, {"KB", 1e3},
-               {"MB", 1e6},      {"GB", 1e9}};
+  } Units[] = {{"", 1},
+               {"B", 1},
+               {"KiB", 1024.0},
+               {"MiB", 1048576.0},
+               {"GiB", 1073741824.0},
+               {"KB", 1e3},
+               {"MB", 1e6},
+               {"GB", 1e9}};
   for (const auto &U : Units)
     if (Unit.equals_insensitive(U.Name) && (Unit == U.Name || Unit.size() > 1))
       return int64_t(Number * U.Scale);
   return std::nullopt;
 }
 
-int64_t nextBatchSize(int64_t LastFit, std::optional<int64_t> FirstOutOfMemory) {
+int64_t nextBatchSize(int64_t LastFit,
+                      std::optional<int64_t> FirstOutOfMemory) {
   if (!FirstOutOfMemory)
     return LastFit * 2;
   return LastFit + (*FirstOutOfMemory - LastFit) / 2;
@@ -81,13 +100,21 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     for (const auto &Phase : Root["peak_bytes_by_phase"])
       Run.PeakBytesByPhase.push_back(
           {Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
-    for (const char *Kind : {"weights", "gradients", "optimizer_state", "activations",
-                             "data", "temporaries", "untracked"})
+    for (const char *Kind : {"weights", "gradients", "optimizer_state",
+                             "activations", "data", "temporaries", "untracked"})
       if (Root["memory"] && Root["memory"][Kind])
         Run.Memory.push_back({Kind, Root["memory"][Kind].as<int64_t>()});
-    for (const char *Phase : {"data", "forward", "backward", "optimizer", "other"})
+    for (const char *Phase :
+         {"data", "forward", "backward", "optimizer", "other"})
       if (Root["time_split_ms"] && Root["time_split_ms"][Phase])
-        Run.TimeSplitMs.push_back({Phase, Root["time_split_ms"][Phase].as<double>()});
+        Run.TimeSplitMs.push_back(
+            {Phase, Root["time_split_ms"][Phase].as<double>()});
+    Run.TorchVersion = Root["torch_version"].as<std::string>("");
+    Run.Threads = Root["threads"].as<int>(0);
+    if (YAML::Node Device = Root["device"]) {
+      Run.DeviceType = Device["type"].as<std::string>("");
+      Run.DeviceName = Device["name"].as<std::string>("");
+    }
     for (const YAML::Node &Layer : Root["layers"]) {
       LayerMeasure Row;
       Row.Scope = Layer["scope"].as<int>();
@@ -101,12 +128,13 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     return Run;
   } catch (const YAML::Exception &E) {
     return llvm::createStringError(std::errc::invalid_argument,
-                                   "unreadable run result '%s': %s", Path.str().c_str(),
-                                   E.what());
+                                   "unreadable run result '%s': %s",
+                                   Path.str().c_str(), E.what());
   }
 }
 
-llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t DeclaredBatchSize,
+llvm::Expected<Measurement> measure(llvm::StringRef Executable,
+                                    int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,
                                     llvm::raw_ostream &Progress) {
   Measurement Result;
@@ -122,7 +150,8 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t Declared
     std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
     llvm::sys::fs::remove(ResultPath);
     std::vector<std::string> Env = {
-        "SKYLINE_RESULT=" + ResultPath, "SKYLINE_BATCH_SIZE=" + std::to_string(BatchSize),
+        "SKYLINE_RESULT=" + ResultPath,
+        "SKYLINE_BATCH_SIZE=" + std::to_string(BatchSize),
         "SKYLINE_WARMUP=" + std::to_string(Options.Warmup),
         "SKYLINE_ITERATIONS=" + std::to_string(Options.Iterations),
         "SKYLINE_MEMORY_BUDGET=" + std::to_string(Options.MemoryBudget)};
@@ -137,11 +166,13 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t Declared
         runProcess(Args, Options.RunDir, Env, Log, Options.RunTimeoutSeconds);
     Progress << llvm::format(" %.1f s\n", Process.Seconds);
 
-    bool Finished = Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
+    bool Finished =
+        Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
     if (!Finished || !llvm::sys::fs::exists(ResultPath)) {
       std::string Problem = describeFailure(Process, BatchSize, Log);
       if (Result.Runs.empty())
-        return llvm::createStringError(std::errc::invalid_argument, "%s", Problem.c_str());
+        return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                       Problem.c_str());
       Result.Problems.push_back(Problem); // keep what was measured
       break;
     }
@@ -151,11 +182,15 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t Declared
     Run->WallSeconds = Process.Seconds;
     Run->Log = Log;
     if (Run->BatchSize != BatchSize)
-      Result.Problems.push_back("the run asked for batch size " + std::to_string(BatchSize) +
-                                " used " + std::to_string(Run->BatchSize));
+      Result.Problems.push_back("the run asked for batch size " +
+                                std::to_string(BatchSize) + " used " +
+                                std::to_string(Run->BatchSize));
+    if (Result.Runs.empty())
+      describeDevice(*Run, Result);
     Result.Runs.push_back(*Run);
     if (Run->OutOfMemory)
-      FirstOutOfMemory = FirstOutOfMemory ? std::min(*FirstOutOfMemory, BatchSize) : BatchSize;
+      FirstOutOfMemory =
+          FirstOutOfMemory ? std::min(*FirstOutOfMemory, BatchSize) : BatchSize;
     else
       LastFit = std::max(LastFit, BatchSize);
     if (!LastFit) // even the declared size does not fit

@@ -28,8 +28,8 @@ Summary summarize(std::vector<double> Values) {
   return S;
 }
 
-RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights, int64_t Gradients,
-                               int64_t OptimizerState) {
+RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
+                               int64_t Gradients, int64_t OptimizerState) {
   auto At = [&](Phase P) { return AtPeak[size_t(P)]; };
   RunResult::Breakdown B;
   int64_t Construction = At(Phase::Construction);
@@ -44,6 +44,22 @@ RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights, int64_
   return B;
 }
 
+namespace {
+
+/// A YAML double-quoted scalar: device names hold `:`, `(` and `@`.
+void writeQuoted(std::FILE *Out, const std::string &Text) {
+  std::fputc('"', Out);
+  for (char C : Text) {
+    if (C == '"' || C == '\\')
+      std::fputc('\\', Out);
+    if (static_cast<unsigned char>(C) >= 0x20)
+      std::fputc(C, Out);
+  }
+  std::fputc('"', Out);
+}
+
+} // namespace
+
 bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::string Temp = Path + ".tmp";
   std::FILE *Out = std::fopen(Temp.c_str(), "w");
@@ -53,11 +69,18 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::fprintf(Out, "batch_size: %lld\n", static_cast<long long>(R.BatchSize));
   std::fprintf(Out, "oom: %s\n", R.OutOfMemory ? "true" : "false");
   std::fprintf(Out, "iterations: %d\n", R.Iterations);
-  std::fprintf(Out,
-               "iteration_ms: {median: %.4f, mean: %.4f, stddev: %.4f, min: %.4f, "
-               "max: %.4f}\n",
-               R.IterationMs.Median, R.IterationMs.Mean, R.IterationMs.Stddev,
-               R.IterationMs.Min, R.IterationMs.Max);
+  std::fprintf(Out, "torch_version: ");
+  writeQuoted(Out, R.TorchVersion);
+  std::fprintf(Out, "\nthreads: %d\n", R.Threads);
+  std::fprintf(Out, "device: {type: %s, name: ", R.DeviceType.c_str());
+  writeQuoted(Out, R.DeviceName);
+  std::fprintf(Out, "}\n");
+  std::fprintf(
+      Out,
+      "iteration_ms: {median: %.4f, mean: %.4f, stddev: %.4f, min: %.4f, "
+      "max: %.4f}\n",
+      R.IterationMs.Median, R.IterationMs.Mean, R.IterationMs.Stddev,
+      R.IterationMs.Min, R.IterationMs.Max);
   std::fprintf(Out, "throughput: %.3f\n", R.Throughput);
   std::fprintf(Out, "peak_bytes: %lld\n", static_cast<long long>(R.PeakBytes));
   std::fprintf(Out, "peak_bytes_by_phase:\n");
@@ -65,24 +88,32 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
     std::fprintf(Out, "  %s: %lld\n", phaseName(Phase(I)),
                  static_cast<long long>(R.PeakByPhase[I]));
   const RunResult::Breakdown &M = R.Memory;
-  std::fprintf(Out,
-               "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
-               "activations: %lld, data: %lld, temporaries: %lld, untracked: %lld}\n",
-               (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
-               (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
-               (long long)M.Untracked);
+  std::fprintf(
+      Out,
+      "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
+      "activations: %lld, data: %lld, temporaries: %lld, untracked: %lld}\n",
+      (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
+      (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
+      (long long)M.Untracked);
   double Phases = 0;
   for (double Ms : R.TimeSplitMs)
     Phases += Ms;
   std::fprintf(Out,
                "time_split_ms: {data: %.4f, forward: %.4f, backward: %.4f, "
                "optimizer: %.4f, other: %.4f}\n",
-               R.TimeSplitMs[size_t(Phase::Data)], R.TimeSplitMs[size_t(Phase::Forward)],
-               R.TimeSplitMs[size_t(Phase::Backward)], R.TimeSplitMs[size_t(Phase::Optimizer)],
+               R.TimeSplitMs[size_t(Phase::Data)],
+               R.TimeSplitMs[size_t(Phase::Forward)],
+               R.TimeSplitMs[size_t(Phase::Backward)],
+               R.TimeSplitMs[size_t(Phase::Optimizer)],
                std::max(0.0, R.IterationMs.Mean - Phases));
   std::fprintf(Out, "layers:%s\n", R.Layers.empty() ? " []" : "");
-  for (const RunResult::LayerTime &Layer : R.Layers)
-    std::fprintf(Out, "  - {scope: %d, forward_ms: %.4f}\n", Layer.ScopeId, Layer.ForwardMs);
+  for (const RunResult::Layer &Layer : R.Layers)
+    std::fprintf(Out,
+                 "  - {scope: %d, forward_ms: %.4f, backward_ms: %.4f, "
+                 "activation_bytes: %lld, weight_bytes: %lld}\n",
+                 Layer.ScopeId, Layer.ForwardMs, Layer.BackwardMs,
+                 static_cast<long long>(Layer.ActivationBytes),
+                 static_cast<long long>(Layer.WeightBytes));
   bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
   Ok = std::fclose(Out) == 0 && Ok;
   return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;

@@ -10,6 +10,13 @@
 // process ends (exit 0); crossing the budget writes an OOM result and exits
 // with ExitOutOfMemory. Nothing throws into the user's program.
 //
+// Layers: each module call site is a scope. Forward time is the scope's self
+// time; backward time comes from RecordFunction: a forward op's autograd
+// sequence number is mapped to the scope it ran in, and the backward node it
+// made carries the same number. Activation bytes are the tracker's forward
+// allocations per scope; weights are the called modules' parameters and
+// buffers, taken the first time a scope calls each.
+//
 //===----------------------------------------------------------------------===//
 
 #include "skyline/runtime/Runtime.h"
@@ -17,8 +24,11 @@
 #include "skyline/runtime/RunResult.h"
 #include "skyline/runtime/TensorAccounting.h"
 
+#include <ATen/Parallel.h>
 #include <ATen/record_function.h>
+#include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <array>
@@ -27,8 +37,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace skyline::rt {
 namespace {
@@ -61,9 +76,10 @@ Config readConfig() {
     return C;
   C.ResultPath = Result;
   C.BatchSize = envInteger("SKYLINE_BATCH_SIZE", 0);
-  C.Warmup = int(std::min<int64_t>(envInteger("SKYLINE_WARMUP", 2), MaxIterations));
-  C.Iterations =
-      int(std::clamp<int64_t>(envInteger("SKYLINE_ITERATIONS", 8), 1, MaxIterations));
+  C.Warmup =
+      int(std::min<int64_t>(envInteger("SKYLINE_WARMUP", 2), MaxIterations));
+  C.Iterations = int(std::clamp<int64_t>(envInteger("SKYLINE_ITERATIONS", 8), 1,
+                                         MaxIterations));
   C.MemoryBudget = envInteger("SKYLINE_MEMORY_BUDGET", 0);
   return C;
 }
@@ -77,13 +93,16 @@ const Config &config() {
 /// nothing.
 struct IterationClock {
   std::array<int64_t, MaxIterations * 2 + 2> StartNs{};
-  int Count = 0;
+  /// Read by the callbacks on autograd threads too.
+  std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
 } Clock;
 
 /// Inside a measured iteration: after warm-up, before the last boundary.
 bool measuring() {
-  return Clock.Count > config().Warmup && Clock.Count <= config().Warmup + config().Iterations;
+  int Count = Clock.Count.load(std::memory_order_relaxed);
+  return Count > config().Warmup &&
+         Count <= config().Warmup + config().Iterations;
 }
 
 int64_t nowNs() {
@@ -97,6 +116,8 @@ int64_t nowNs() {
 struct PhaseClock {
   std::array<std::atomic<int64_t>, NumPhases> Ns{};
   std::atomic<int64_t> LastSwitchNs{0};
+  /// Counts the switches into the backward phase: one per backward pass.
+  std::atomic<uint32_t> BackwardPasses{0};
 } PhaseTime;
 
 /// Moves the run into phase P: memory is tagged with it from now on, and the
@@ -107,16 +128,26 @@ void switchPhase(Phase P) {
   if (Previous == P)
     return; // backward ops arrive by the hundred: one check, no clock read
   int64_t Now = nowNs();
-  int64_t Last = PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
+  int64_t Last =
+      PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
   if (measuring() && Last > 0)
-    PhaseTime.Ns[size_t(Previous)].fetch_add(Now - Last, std::memory_order_relaxed);
+    PhaseTime.Ns[size_t(Previous)].fetch_add(Now - Last,
+                                             std::memory_order_relaxed);
+  if (P == Phase::Backward)
+    PhaseTime.BackwardPasses.fetch_add(1, std::memory_order_relaxed);
   Tracker.setPhase(P);
 }
 
-/// Module-call scopes: forward self time per scope id over the measured
-/// iterations. Fixed-size, so entering a scope allocates nothing.
-constexpr int MaxScopes = 4096;
+//===----------------------------------------------------------------------===//
+// Scopes: forward self time, and the scope each forward op runs in
+//===----------------------------------------------------------------------===//
+
+/// Per scope id, over the measured iterations. Fixed-size, so entering a
+/// scope allocates nothing.
 std::array<std::atomic<int64_t>, MaxScopes> ForwardNs{};
+std::array<std::atomic<int64_t>, MaxScopes> BackwardNs{};
+std::atomic<int64_t> UnscopedBackwardNs{0};
+std::array<std::atomic<bool>, MaxScopes> Entered{};
 
 struct ScopeFrame {
   int Id;
@@ -127,7 +158,185 @@ struct ScopeFrame {
 thread_local struct {
   std::array<ScopeFrame, 64> Frames;
   size_t Depth = 0;
+  bool EverEntered = false; // this thread runs forward passes
 } ScopeStack;
+
+/// The innermost scope of this thread, or -1.
+int currentScope() {
+  size_t Depth = std::min(ScopeStack.Depth, ScopeStack.Frames.size());
+  int Id = Depth ? ScopeStack.Frames[Depth - 1].Id : -1;
+  return Id >= 0 && Id < MaxScopes ? Id : -1;
+}
+
+/// Sequence number -> scope of the forward op that made the autograd node.
+/// A ring indexed by the number: an entry holds the number, the forward
+/// thread and the scope in one word, so a reader on an autograd thread sees
+/// a whole entry or an older one, never a torn one, without a lock. An
+/// iteration makes far fewer nodes than the ring holds before its backward.
+class SequenceScopes {
+public:
+  void record(int64_t SeqNr, uint64_t Thread, int Scope) {
+    Slots[size_t(SeqNr) & (Size - 1)].store(pack(SeqNr, Thread, Scope),
+                                            std::memory_order_relaxed);
+  }
+  /// -1 when the entry was overwritten or never made.
+  int lookup(int64_t SeqNr, uint64_t Thread) const {
+    if (SeqNr < 0)
+      return -1;
+    uint64_t Entry =
+        Slots[size_t(SeqNr) & (Size - 1)].load(std::memory_order_relaxed);
+    if (Entry >> ScopeAndThreadBits != (uint64_t(SeqNr) & SeqMask) ||
+        ((Entry >> ScopeBits) & ThreadMask) != (Thread & ThreadMask))
+      return -1;
+    return int(Entry & ScopeMask) - 1;
+  }
+
+private:
+  static constexpr size_t Size = size_t(1) << 16;
+  static constexpr int ScopeBits = 13; // scope + 1: 0 (none) .. MaxScopes
+  static constexpr int ThreadBits = 11;
+  static constexpr int ScopeAndThreadBits = ScopeBits + ThreadBits;
+  static constexpr uint64_t ScopeMask = (uint64_t(1) << ScopeBits) - 1;
+  static constexpr uint64_t ThreadMask = (uint64_t(1) << ThreadBits) - 1;
+  static constexpr uint64_t SeqMask =
+      (uint64_t(1) << (64 - ScopeAndThreadBits)) - 1;
+  static_assert(MaxScopes < (1 << ScopeBits));
+
+  static uint64_t pack(int64_t SeqNr, uint64_t Thread, int Scope) {
+    return (uint64_t(SeqNr) & SeqMask) << ScopeAndThreadBits |
+           (Thread & ThreadMask) << ScopeBits | uint64_t(Scope + 1);
+  }
+
+  std::array<std::atomic<uint64_t>, Size> Slots{};
+};
+SequenceScopes ForwardOps;
+
+/// RecordFunction start callback for forward ops: remembers the scope their
+/// autograd node belongs to. Ops of threads that never run a module call
+/// (DataLoader workers) are left out: their numbers would evict the model's.
+std::unique_ptr<at::ObserverContext> onForwardOp(const at::RecordFunction &Fn) {
+  if (!ScopeStack.EverEntered || Fn.seqNr() < 0)
+    return nullptr;
+  ForwardOps.record(Fn.seqNr(), Fn.threadId(), currentScope());
+  return nullptr;
+}
+
+//===----------------------------------------------------------------------===//
+// Backward ops: self time, on whichever thread autograd runs them
+//===----------------------------------------------------------------------===//
+
+struct BackwardFrame {
+  int Scope;
+  int64_t StartNs;
+  int64_t ChildNs;
+};
+thread_local struct {
+  std::array<BackwardFrame, 32> Frames;
+  size_t Depth = 0;
+  /// The last outermost op to end on this thread, in which backward pass.
+  int LastScope = -1;
+  int64_t LastEndNs = 0;
+  uint32_t LastPass = 0;
+} BackwardStack;
+
+std::atomic<bool> InOptimizerStep{false};
+
+void addBackwardTime(int Scope, int64_t Ns) {
+  std::atomic<int64_t> &Total =
+      Scope >= 0 ? BackwardNs[Scope] : UnscopedBackwardNs;
+  Total.fetch_add(Ns, std::memory_order_relaxed);
+}
+
+/// RecordFunction start callback for backward ops: what they allocate is
+/// gradients or temporaries, not activations; their clock starts.
+std::unique_ptr<at::ObserverContext>
+onBackwardOpStart(const at::RecordFunction &Fn) {
+  if (!InOptimizerStep.load(std::memory_order_relaxed))
+    switchPhase(Phase::Backward);
+  int64_t Now = nowNs();
+  size_t Depth = BackwardStack.Depth++;
+  // Between two ops autograd frees what the earlier one saved and hands its
+  // outputs on: that time is the earlier op's, within one backward pass.
+  if (Depth == 0 && BackwardStack.LastEndNs > 0 &&
+      BackwardStack.LastPass ==
+          PhaseTime.BackwardPasses.load(std::memory_order_relaxed) &&
+      measuring())
+    addBackwardTime(BackwardStack.LastScope, Now - BackwardStack.LastEndNs);
+  if (Depth < BackwardStack.Frames.size())
+    BackwardStack.Frames[Depth] = {
+        ForwardOps.lookup(Fn.seqNr(), Fn.forwardThreadId()), Now, 0};
+  return nullptr;
+}
+
+void onBackwardOpEnd(const at::RecordFunction &, at::ObserverContext *) {
+  if (BackwardStack.Depth == 0)
+    return;
+  size_t Depth = --BackwardStack.Depth;
+  if (Depth >= BackwardStack.Frames.size())
+    return;
+  const BackwardFrame &Frame = BackwardStack.Frames[Depth];
+  int64_t Now = nowNs();
+  int64_t Elapsed = Now - Frame.StartNs;
+  // Self time: a node run from inside another (reentrant backward) is its own.
+  if (Depth > 0) {
+    BackwardStack.Frames[Depth - 1].ChildNs += Elapsed;
+  } else {
+    BackwardStack.LastScope = Frame.Scope;
+    BackwardStack.LastEndNs = Now;
+    BackwardStack.LastPass =
+        PhaseTime.BackwardPasses.load(std::memory_order_relaxed);
+  }
+  if (measuring())
+    addBackwardTime(Frame.Scope, Elapsed - Frame.ChildNs);
+}
+
+//===----------------------------------------------------------------------===//
+// Weights: the modules the scopes call, and the optimizers
+//===----------------------------------------------------------------------===//
+
+using WeakStorage = c10::weak_intrusive_ptr<c10::StorageImpl>;
+
+/// One module a scope called (a call site in a block that a network repeats
+/// calls several), with its storages. Weak: a module the program drops no
+/// longer holds memory.
+struct CalledModule {
+  int Scope;
+  size_t Depth; // scopes open around its first call
+  std::vector<WeakStorage> Storages;
+};
+
+struct ScopeWeights {
+  std::mutex Lock;
+  std::set<std::pair<int, const torch::nn::Module *>> Seen;
+  std::vector<CalledModule> Modules;
+  /// The module each scope called last: the usual entry checks no more.
+  std::array<std::atomic<const torch::nn::Module *>, MaxScopes> Last{};
+};
+ScopeWeights &scopeWeights() {
+  static auto *Weights = new ScopeWeights(); // lives past static dtors
+  return *Weights;
+}
+
+/// Takes the storages of a module the first time a scope calls it: once per
+/// call site and module, so the walk is off the hot path.
+void noteModule(int ScopeId, const torch::nn::Module &Module, size_t Depth) {
+  ScopeWeights &Weights = scopeWeights();
+  if (Weights.Last[ScopeId].exchange(&Module, std::memory_order_relaxed) ==
+      &Module)
+    return;
+  try {
+    std::lock_guard<std::mutex> Hold(Weights.Lock);
+    if (!Weights.Seen.insert({ScopeId, &Module}).second)
+      return;
+    CalledModule Called{ScopeId, Depth, {}};
+    for (const at::Tensor &T : moduleTensors(Module))
+      if (T.defined() && T.has_storage())
+        Called.Storages.push_back(T.storage().getWeakStorageImpl());
+    Weights.Modules.push_back(std::move(Called));
+  } catch (...) {
+    // No weights for this layer rather than an exception in the program.
+  }
+}
 
 /// The optimizers of the program (a GAN has two); fixed, so tracking one
 /// allocates nothing.
@@ -136,26 +345,160 @@ struct TrackedOptimizers {
   size_t Count = 0;
 } Optimizers;
 
-std::atomic<bool> InOptimizerStep{false};
-
-/// RecordFunction start callback for backward ops: what they allocate is
-/// gradients or temporaries, not activations.
-std::unique_ptr<at::ObserverContext> onBackwardOp(const at::RecordFunction &) {
-  if (!InOptimizerStep.load(std::memory_order_relaxed))
-    switchPhase(Phase::Backward);
-  return nullptr;
+std::vector<at::Tensor> optimizerParameters() {
+  std::vector<at::Tensor> Parameters;
+  for (size_t I = 0; I < Optimizers.Count; ++I)
+    for (const auto &Group : Optimizers.List[I]->param_groups())
+      Parameters.insert(Parameters.end(), Group.params().begin(),
+                        Group.params().end());
+  return Parameters;
 }
 
-RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak) {
-  std::vector<at::Tensor> Parameters, State;
+/// A storage still alive at the end, and the called module that holds it.
+struct HeldStorage {
+  c10::intrusive_ptr<c10::StorageImpl> Storage;
+  int Scope = -1;
+  size_t ModuleSize = 0; // storages of the module
+  size_t Depth = 0;      // scopes around its call
+};
+
+/// Whether A's module is inside B's: a child holds a subset of its parent's
+/// storages; where both hold the same, the one called deeper.
+bool isInside(const HeldStorage &A, const HeldStorage &B) {
+  return A.ModuleSize != B.ModuleSize ? A.ModuleSize < B.ModuleSize
+                                      : A.Depth > B.Depth;
+}
+
+/// Each storage of the called modules, given to the scope of the innermost
+/// module that holds it, so the rows add up; a module called at two sites
+/// counts at the first.
+std::unordered_map<const c10::StorageImpl *, HeldStorage> heldStorages() {
+  std::unordered_map<const c10::StorageImpl *, HeldStorage> Held;
+  ScopeWeights &Weights = scopeWeights();
+  std::lock_guard<std::mutex> Hold(Weights.Lock);
+  for (const CalledModule &Called : Weights.Modules)
+    for (const WeakStorage &Weak : Called.Storages) {
+      c10::intrusive_ptr<c10::StorageImpl> Storage = Weak.lock();
+      if (!Storage)
+        continue;
+      HeldStorage Candidate{Storage, Called.Scope, Called.Storages.size(),
+                            Called.Depth};
+      HeldStorage &Entry = Held[Storage.get()];
+      if (Entry.Scope < 0 || isInside(Candidate, Entry))
+        Entry = std::move(Candidate);
+    }
+  return Held;
+}
+
+/// Bytes of the scopes' modules, each storage counted once, in all and per
+/// scope.
+struct ModuleWeights {
+  int64_t Total = 0;
+  std::vector<int64_t> PerScope = std::vector<int64_t>(MaxScopes, 0);
+  std::unordered_set<const c10::StorageImpl *> Storages;
+};
+
+ModuleWeights moduleWeights() {
+  ModuleWeights Weights;
+  for (const auto &[Impl, Entry] : heldStorages()) {
+    Weights.PerScope[Entry.Scope] += int64_t(Impl->nbytes());
+    Weights.Total += int64_t(Impl->nbytes());
+    Weights.Storages.insert(Impl);
+  }
+  return Weights;
+}
+
+/// Weights are the modules' parameters and buffers and the optimizers'
+/// parameters, each storage once; gradients and optimizer state those of
+/// the optimizers.
+RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak,
+                                     const ModuleWeights &Modules) {
+  std::vector<at::Tensor> Parameters = optimizerParameters();
+  std::vector<at::Tensor> State;
   for (size_t I = 0; I < Optimizers.Count; ++I) {
-    for (const auto &Group : Optimizers.List[I]->param_groups())
-      Parameters.insert(Parameters.end(), Group.params().begin(), Group.params().end());
     auto OptimizerState = optimizerStateTensors(*Optimizers.List[I]);
     State.insert(State.end(), OptimizerState.begin(), OptimizerState.end());
   }
-  return breakDown(AtPeak, uniqueStorageBytes(Parameters), gradientBytes(Parameters),
-                   uniqueStorageBytes(State));
+  std::vector<at::Tensor> NotInModules;
+  for (const at::Tensor &P : Parameters)
+    if (P.defined() && P.has_storage() &&
+        !Modules.Storages.count(P.storage().unsafeGetStorageImpl()))
+      NotInModules.push_back(P);
+  return breakDown(AtPeak, Modules.Total + uniqueStorageBytes(NotInModules),
+                   gradientBytes(Parameters), uniqueStorageBytes(State));
+}
+
+//===----------------------------------------------------------------------===//
+// The result
+//===----------------------------------------------------------------------===//
+
+/// The "model name" of /proc/cpuinfo; "CPU" where there is none (ARM).
+std::string cpuName() {
+  std::FILE *Info = std::fopen("/proc/cpuinfo", "r");
+  if (!Info)
+    return "CPU";
+  char Line[512];
+  std::string Name;
+  while (Name.empty() && std::fgets(Line, sizeof(Line), Info)) {
+    if (std::strncmp(Line, "model name", 10) != 0)
+      continue;
+    const char *Value = std::strchr(Line, ':');
+    if (!Value)
+      continue;
+    Name = Value + 1;
+    size_t First = Name.find_first_not_of(" \t");
+    size_t Last = Name.find_last_not_of(" \t\r\n");
+    Name =
+        First == std::string::npos ? "" : Name.substr(First, Last - First + 1);
+  }
+  std::fclose(Info);
+  return Name.empty() ? "CPU" : Name;
+}
+
+void describeEnvironment(RunResult &R) {
+#ifdef TORCH_VERSION
+  R.TorchVersion = TORCH_VERSION;
+#else
+  R.TorchVersion = std::to_string(TORCH_VERSION_MAJOR) + "." +
+                   std::to_string(TORCH_VERSION_MINOR) + "." +
+                   std::to_string(TORCH_VERSION_PATCH);
+#endif
+  R.Threads = at::get_num_threads();
+  R.DeviceType = "cpu";
+  R.DeviceName = cpuName();
+}
+
+/// One row per scope entered and the (unscoped) row: what the forward phase
+/// spent outside every scope, backward ops of no known scope, and forward
+/// allocations outside every scope (or on other threads).
+std::vector<RunResult::Layer> layerRows(const RunResult &R,
+                                        const ScopeBytes &ActivationsAtPeak,
+                                        const ModuleWeights &Weights) {
+  std::vector<RunResult::Layer> Rows;
+  if (!R.Iterations)
+    return Rows;
+  double PerIteration = 1e6 * R.Iterations;
+  int64_t ScopedForwardNs = 0, ScopedActivations = 0;
+  for (int Id = 0; Id < MaxScopes; ++Id) {
+    if (!Entered[Id].load(std::memory_order_relaxed))
+      continue;
+    int64_t Forward = ForwardNs[Id].load(std::memory_order_relaxed);
+    ScopedForwardNs += Forward;
+    ScopedActivations += ActivationsAtPeak[Id];
+    Rows.push_back({Id, double(Forward) / PerIteration,
+                    double(BackwardNs[Id].load()) / PerIteration,
+                    ActivationsAtPeak[Id], Weights.PerScope[Id]});
+  }
+  int64_t ForwardPhaseNs = PhaseTime.Ns[size_t(Phase::Forward)].load();
+  RunResult::Layer Unscoped;
+  Unscoped.ForwardMs =
+      double(std::max<int64_t>(0, ForwardPhaseNs - ScopedForwardNs)) /
+      PerIteration;
+  Unscoped.BackwardMs = double(UnscopedBackwardNs.load()) / PerIteration;
+  // The rest of the activations kind, so the rows add up to it exactly.
+  Unscoped.ActivationBytes = R.Memory.Activations - ScopedActivations;
+  Rows.push_back(Unscoped);
+  return Rows;
 }
 
 RunResult collect(bool OutOfMemory) {
@@ -164,30 +507,39 @@ RunResult collect(bool OutOfMemory) {
   R.BatchSize = Clock.EffectiveBatchSize;
   R.OutOfMemory = OutOfMemory;
   std::vector<double> Ms;
-  for (int I = C.Warmup; I + 1 < Clock.Count && int(Ms.size()) < C.Iterations; ++I)
+  int Count = Clock.Count.load();
+  for (int I = C.Warmup; I + 1 < Count && int(Ms.size()) < C.Iterations; ++I)
     Ms.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
   R.Iterations = int(Ms.size());
   R.IterationMs = summarize(Ms);
-  R.Throughput = R.IterationMs.Median > 0 ? double(R.BatchSize) * 1000.0 / R.IterationMs.Median
-                                          : 0;
+  R.Throughput = R.IterationMs.Median > 0
+                     ? double(R.BatchSize) * 1000.0 / R.IterationMs.Median
+                     : 0;
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
   R.PeakByPhase = Tracker.peakByPhase();
-  R.Memory = breakdownAtPeak(R.PeakByPhase);
   if (R.Iterations)
     for (size_t I = 0; I < NumPhases; ++I)
       R.TimeSplitMs[I] = double(PhaseTime.Ns[I].load()) / 1e6 / R.Iterations;
-  for (int Id = 0; Id < MaxScopes; ++Id)
-    if (int64_t Ns = ForwardNs[Id].load(std::memory_order_relaxed); Ns > 0 && R.Iterations)
-      R.Layers.push_back({Id, double(Ns) / 1e6 / R.Iterations});
+  ModuleWeights Weights = moduleWeights();
+  R.Memory = breakdownAtPeak(R.PeakByPhase, Weights);
+  R.Layers = layerRows(R, Tracker.peakForwardByScope(), Weights);
+  describeEnvironment(R);
   return R;
 }
 
 [[noreturn]] void finish(bool OutOfMemory) {
-  const RunResult R = collect(OutOfMemory);
+  RunResult R;
+  try {
+    R = collect(OutOfMemory);
+  } catch (...) {
+    R.OutOfMemory = OutOfMemory; // a partial result beats none
+  }
   bool Written = writeRunResult(R, config().ResultPath);
   std::fflush(nullptr);
-  std::_Exit(!Written ? ExitResultNotWritten : OutOfMemory ? ExitOutOfMemory : 0);
+  std::_Exit(!Written      ? ExitResultNotWritten
+             : OutOfMemory ? ExitOutOfMemory
+                           : 0);
 }
 
 [[noreturn]] void onOutOfMemory(size_t, int64_t, int64_t) { finish(true); }
@@ -201,8 +553,11 @@ struct Activation {
     MemoryTracker &Tracker = MemoryTracker::install();
     if (config().MemoryBudget > 0)
       Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
-    at::addGlobalCallback(at::RecordFunctionCallback(&onBackwardOp)
-                              .scopes({at::RecordScope::BACKWARD_FUNCTION}));
+    at::addGlobalCallback(at::RecordFunctionCallback(&onForwardOp)
+                              .scopes({at::RecordScope::FUNCTION}));
+    at::addGlobalCallback(
+        at::RecordFunctionCallback(&onBackwardOpStart, &onBackwardOpEnd)
+            .scopes({at::RecordScope::BACKWARD_FUNCTION}));
   }
 } const ActivateAtLoad;
 
@@ -231,17 +586,19 @@ void iteration_begin() noexcept {
   const Config &C = config();
   if (!C.Active)
     return;
-  int Index = Clock.Count;
+  int Index = Clock.Count.load(std::memory_order_relaxed);
   if (Index >= int(Clock.StartNs.size()))
     return;
   int64_t Now = nowNs();
   // Close the previous iteration's last phase at the boundary itself.
-  int64_t Last = PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
+  int64_t Last =
+      PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
   MemoryTracker &Tracker = MemoryTracker::install();
   if (measuring() && Last > 0)
-    PhaseTime.Ns[size_t(Tracker.phase())].fetch_add(Now - Last, std::memory_order_relaxed);
+    PhaseTime.Ns[size_t(Tracker.phase())].fetch_add(Now - Last,
+                                                    std::memory_order_relaxed);
   Clock.StartNs[Index] = Now;
-  Clock.Count = Index + 1;
+  Clock.Count.store(Index + 1, std::memory_order_relaxed);
   Tracker.setPhase(Phase::Data);
   if (Index == C.Warmup)
     Tracker.resetPeak(); // the measured iterations' peak, not the warm-up's
@@ -276,13 +633,21 @@ void optimizer_phase_end() noexcept {
   switchPhase(Phase::Data);
 }
 
-void scope_enter(int ScopeId) noexcept {
+void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
   if (!config().Active)
     return;
+  bool Known = ScopeId >= 0 && ScopeId < MaxScopes;
+  if (Known && !Entered[ScopeId].load(std::memory_order_relaxed))
+    Entered[ScopeId].store(true, std::memory_order_relaxed);
+  // Before the clocks start: a first call's walk is not the layer's time.
+  if (Known && Module)
+    noteModule(ScopeId, *Module, ScopeStack.Depth);
   switchPhase(Phase::Forward);
   if (ScopeStack.Depth < ScopeStack.Frames.size())
     ScopeStack.Frames[ScopeStack.Depth] = {ScopeId, nowNs(), 0};
   ++ScopeStack.Depth;
+  ScopeStack.EverEntered = true;
+  MemoryTracker::setThreadScope(currentScope());
 }
 // A GAN's generator runs again after the discriminator's step: its module
 // calls put the phase back to forward, as they should.
@@ -291,6 +656,7 @@ void scope_exit(int ScopeId) noexcept {
   if (!config().Active || ScopeStack.Depth == 0)
     return;
   size_t Depth = --ScopeStack.Depth;
+  MemoryTracker::setThreadScope(currentScope());
   if (Depth >= ScopeStack.Frames.size())
     return;
   const ScopeFrame &Frame = ScopeStack.Frames[Depth];
@@ -299,7 +665,8 @@ void scope_exit(int ScopeId) noexcept {
   if (Depth > 0)
     ScopeStack.Frames[Depth - 1].ChildNs += Elapsed;
   if (measuring() && ScopeId >= 0 && ScopeId < MaxScopes && Frame.Id == ScopeId)
-    ForwardNs[ScopeId].fetch_add(Elapsed - Frame.ChildNs, std::memory_order_relaxed);
+    ForwardNs[ScopeId].fetch_add(Elapsed - Frame.ChildNs,
+                                 std::memory_order_relaxed);
 }
 
 } // namespace skyline::rt

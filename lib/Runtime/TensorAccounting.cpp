@@ -25,6 +25,13 @@ int64_t uniqueStorageBytes(const std::vector<at::Tensor> &Tensors) {
   return Bytes;
 }
 
+std::vector<at::Tensor> moduleTensors(const torch::nn::Module &Module) {
+  std::vector<at::Tensor> Tensors = Module.parameters(/*recurse=*/true);
+  std::vector<at::Tensor> Buffers = Module.buffers(/*recurse=*/true);
+  Tensors.insert(Tensors.end(), Buffers.begin(), Buffers.end());
+  return Tensors;
+}
+
 int64_t gradientBytes(const std::vector<at::Tensor> &Parameters) {
   std::vector<at::Tensor> Grads;
   Grads.reserve(Parameters.size());
@@ -33,19 +40,23 @@ int64_t gradientBytes(const std::vector<at::Tensor> &Parameters) {
   return uniqueStorageBytes(Grads);
 }
 
-std::vector<at::Tensor> optimizerStateTensors(const torch::optim::Optimizer &Optimizer) {
+std::vector<at::Tensor>
+optimizerStateTensors(const torch::optim::Optimizer &Optimizer) {
   using namespace torch::optim;
   std::vector<at::Tensor> Tensors;
   for (const auto &Entry : Optimizer.state()) {
     const OptimizerParamState *State = Entry.second.get();
     if (const auto *S = dynamic_cast<const AdamParamState *>(State))
-      Tensors.insert(Tensors.end(), {S->exp_avg(), S->exp_avg_sq(), S->max_exp_avg_sq()});
+      Tensors.insert(Tensors.end(),
+                     {S->exp_avg(), S->exp_avg_sq(), S->max_exp_avg_sq()});
     else if (const auto *S = dynamic_cast<const AdamWParamState *>(State))
-      Tensors.insert(Tensors.end(), {S->exp_avg(), S->exp_avg_sq(), S->max_exp_avg_sq()});
+      Tensors.insert(Tensors.end(),
+                     {S->exp_avg(), S->exp_avg_sq(), S->max_exp_avg_sq()});
     else if (const auto *S = dynamic_cast<const SGDParamState *>(State))
       Tensors.push_back(S->momentum_buffer());
     else if (const auto *S = dynamic_cast<const RMSpropParamState *>(State))
-      Tensors.insert(Tensors.end(), {S->square_avg(), S->momentum_buffer(), S->grad_avg()});
+      Tensors.insert(Tensors.end(),
+                     {S->square_avg(), S->momentum_buffer(), S->grad_avg()});
     else if (const auto *S = dynamic_cast<const AdagradParamState *>(State))
       Tensors.push_back(S->sum());
   }

@@ -17,19 +17,50 @@ namespace {
 TEST(InstrumentTest, NestedCallsCompose) {
   std::string Text = "y = drop(fc(x));";
   // drop(...) at 4, length 11; fc(x) at 9, length 5.
-  std::vector<Insertion> Edits = {
-      {9, 0, "[", -5}, {14, 0, "]", -(1L << 40) + 5},
-      {4, 0, "<", -11}, {15, 0, ">", -(1L << 40) + 11}};
+  std::vector<Insertion> Edits = {{9, 0, "[", -5},
+                                  {14, 0, "]", -(1L << 40) + 5},
+                                  {4, 0, "<", -11},
+                                  {15, 0, ">", -(1L << 40) + 11}};
   auto Out = applyInsertions(Text, Edits);
   ASSERT_TRUE(bool(Out));
   EXPECT_EQ(*Out, "y = <drop([fc(x)])>;");
 }
 
 TEST(InstrumentTest, SameOffsetClosesInnerThenOpensOuter) {
-  auto Out = applyInsertions("ab", {{1, 0, "P2", -2}, {1, 0, "S1", -(1L << 40) + 1},
-                                    {1, 0, "P9", -9}, {1, 0, "S3", -(1L << 40) + 3}});
+  auto Out = applyInsertions("ab", {{1, 0, "P2", -2},
+                                    {1, 0, "S1", -(1L << 40) + 1},
+                                    {1, 0, "P9", -9},
+                                    {1, 0, "S3", -(1L << 40) + 3}});
   ASSERT_TRUE(bool(Out));
   EXPECT_EQ(*Out, "aS1S3P9P2b");
+}
+
+TEST(InstrumentTest, ScopeNamesTheCalleeWhenItIsKnown) {
+  ProgramModel Model;
+  ModuleCall Known;
+  Known.Name = "fc";
+  Known.File = "train.cpp";
+  Known.Offset = 4;
+  Known.Length = 8;
+  Known.Callee = "fc";
+  ModuleCall Unknown = Known;
+  Unknown.Name = "make";
+  Unknown.Offset = 18;
+  Unknown.Length = 9;
+  Unknown.Callee = "";
+  Model.ModuleCalls = {Known, Unknown};
+  std::vector<ScopeEntry> Scopes;
+  std::vector<std::string> Notes;
+  auto Plan = planInsertions(Model, Scopes, Notes);
+  auto Out = applyInsertions("y = fc->f(x); z = make()(y);", Plan["train.cpp"]);
+  ASSERT_TRUE(bool(Out));
+  // Without a callee that can be evaluated twice, the older wrapper.
+  EXPECT_EQ(
+      *Out,
+      "y = skyline::rt::scoped(0, fc, [&]() -> decltype(auto) { return "
+      "fc->f(x); }); z = skyline::rt::scoped(1, [&]() -> decltype(auto) { "
+      "return make()(y); });");
+  EXPECT_TRUE(Notes.empty());
 }
 
 TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
@@ -41,7 +72,8 @@ TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
 class InstrumentProgramTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-instrument", Dir));
+    ASSERT_FALSE(
+        llvm::sys::fs::createUniqueDirectory("skyline-instrument", Dir));
     Source = (Dir + "/project/train.cpp").str();
     llvm::sys::fs::create_directories(Dir + "/project");
     std::error_code EC;
@@ -51,8 +83,8 @@ protected:
   void TearDown() override { llvm::sys::fs::remove_directories(Dir); }
 
   ProgramModel analyzeFile() {
-    auto Model = analyzeCode(Code, {"-std=c++17", "-isystem", SKYLINE_TEST_INPUTS "/mock"},
-                             Source);
+    auto Model = analyzeCode(
+        Code, {"-std=c++17", "-isystem", SKYLINE_TEST_INPUTS "/mock"}, Source);
     EXPECT_TRUE(bool(Model));
     return Model ? std::move(*Model) : ProgramModel();
   }
@@ -92,30 +124,41 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
   auto Mirror = llvm::MemoryBuffer::getFile(Program->Sources[0]);
   ASSERT_TRUE(bool(Mirror));
   std::string Text = (*Mirror)->getBuffer().str();
-  EXPECT_EQ(llvm::StringRef(Text).count('\n'), llvm::StringRef(Code).count('\n'))
+  EXPECT_EQ(llvm::StringRef(Text).count('\n'),
+            llvm::StringRef(Code).count('\n'))
       << "insertions never add a line";
   EXPECT_NE(Text.find("struct Config { static inline const int64_t kBatch = "
                       "skyline::rt::batch_size(64); };"),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("return skyline::rt::scoped(0, [&]() -> decltype(auto) { return "
-                      "drop->forward(skyline::rt::scoped(1, [&]() -> decltype(auto) { "
-                      "return fc->forward(x); })); });"),
+  // Each scope names the module it calls, so the run sees its weights.
+  EXPECT_NE(
+      Text.find("return skyline::rt::scoped(0, drop, [&]() -> decltype(auto) { "
+                "return drop->forward(skyline::rt::scoped(1, fc, [&]() -> "
+                "decltype(auto) { return fc->forward(x); })); });"),
+      std::string::npos)
+      << Text;
+  EXPECT_NE(
+      Text.find("skyline::rt::scoped(2, net, [&]() -> decltype(auto) { return "
+                "net.forward(torch::randn({Config::kBatch, 4})); })"),
+      std::string::npos)
+      << Text;
+  EXPECT_NE(Text.find("for (int i = 0; i < 3; ++i)\n    { "
+                      "skyline::rt::iteration_begin(); "),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("for (int i = 0; i < 3; ++i)\n    { skyline::rt::iteration_begin(); "),
-            std::string::npos)
-      << Text;
-  EXPECT_NE(Text.find("skyline::rt::optimizer_step([&]() -> decltype(auto) { return "
-                      "opt.step(); }); }\n"),
-            std::string::npos)
+  EXPECT_NE(
+      Text.find("skyline::rt::optimizer_step([&]() -> decltype(auto) { return "
+                "opt.step(); }); }\n"),
+      std::string::npos)
       << Text;
   EXPECT_NE(Text.find("torch::optim::SGD opt(net.parameters(), 0.1); "
                       "skyline::rt::track_optimizer(opt);\n"),
             std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("skyline::rt::skipped_save(net.parameters(), \"net.pt\");"),
-            std::string::npos)
+  EXPECT_NE(
+      Text.find("skyline::rt::skipped_save(net.parameters(), \"net.pt\");"),
+      std::string::npos)
       << Text;
   ASSERT_EQ(Program->Scopes.size(), 3u);
   EXPECT_EQ(Program->Scopes[0].Module, "drop");
@@ -124,10 +167,10 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
   EXPECT_EQ(Program->FilesWritten, 1u);
 
   // The rewritten copy compiles against the runtime header.
-  std::string Check = "clang++-19 -fsyntax-only -std=c++17 -isystem " SKYLINE_TEST_INPUTS
-                      "/mock -I " SKYLINE_INCLUDE_DIR
-                      " -include skyline/runtime/Runtime.h " +
-                      Program->Sources[0];
+  std::string Check =
+      "clang++-19 -fsyntax-only -std=c++17 -isystem " SKYLINE_TEST_INPUTS
+      "/mock -I " SKYLINE_INCLUDE_DIR " -include skyline/runtime/Runtime.h " +
+      Program->Sources[0];
   EXPECT_EQ(std::system(Check.c_str()), 0) << Check;
 
   // Unchanged sources: nothing is written again (the build cache stays warm).

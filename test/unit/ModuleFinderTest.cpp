@@ -147,7 +147,8 @@ int main() {
   std::vector<std::string> Called;
   for (const ModuleCall &Call : Model.ModuleCalls)
     Called.push_back(Call.Name);
-  EXPECT_EQ(Called, (std::vector<std::string>{"conv", "block", "model", "net", "probe"}));
+  EXPECT_EQ(Called, (std::vector<std::string>{"conv", "block", "model", "net",
+                                              "probe"}));
 }
 
 TEST(ModuleFinderTest, CallsInMacrosAreMarked) {
@@ -190,6 +191,46 @@ int main() { Network network; }
   ASSERT_TRUE(Linear);
   EXPECT_EQ(Linear->Type, "torch::nn::Linear");
   EXPECT_EQ(Linear->Parent, "NetworkImpl");
+}
+
+} // namespace
+
+namespace {
+
+TEST(ModuleFinderTest, CalleesThatCanBeEvaluatedTwice) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#define APPLY(m, x) m->forward(x)
+struct Net : torch::nn::Module {
+  Net() : fc(register_module("fc", torch::nn::Linear(2, 2))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = fc->forward(x);
+    x = this->fc(x);
+    x = layers[1]->forward(x);
+    x = APPLY(fc, x);
+    return torch::nn::Linear(2, 2)(x);
+  }
+  torch::nn::Linear fc;
+  std::vector<torch::nn::Linear> layers;
+};
+std::shared_ptr<Net> make();
+int main() {
+  auto model = std::make_shared<Net>();
+  Net net;
+  auto y = model->forward(torch::randn({1, 2}));
+  y = net.forward(y);
+  y = (*model).forward(y);
+  y = make()->forward(y);
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  std::vector<std::string> Callees;
+  for (const ModuleCall &Call : Model.ModuleCalls)
+    Callees.push_back(Call.Callee);
+  // A macro's call, a temporary and a function's result cannot be repeated.
+  EXPECT_EQ(Callees,
+            (std::vector<std::string>{"fc", "this->fc", "layers[1]", "", "",
+                                      "model", "net", "model", ""}));
 }
 
 } // namespace

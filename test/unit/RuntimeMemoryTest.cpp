@@ -2,6 +2,7 @@
 // byte, with the real LibTorch on the CPU.
 
 #include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/Runtime.h"
 #include "skyline/runtime/TensorAccounting.h"
 
 #include <c10/core/CPUAllocator.h>
@@ -48,17 +49,84 @@ TEST_F(RuntimeMemoryTest, GradientsEqualWeightsAndAdamStateIsTwice) {
   EXPECT_EQ(uniqueStorageBytes(optimizerStateTensors(Adam)), 2 * Weights);
 }
 
+TEST_F(RuntimeMemoryTest, BatchNormBuffersAreWeightsToo) {
+  int64_t Before = Tracker->liveBytes();
+  torch::nn::BatchNorm2d Norm(32);
+  // weight and bias; running_mean and running_var (fp32, one per channel)
+  // and num_batches_tracked (one int64).
+  const int64_t Parameters = 2 * 32 * 4, Buffers = 2 * 32 * 4 + 8;
+  EXPECT_EQ(uniqueStorageBytes(Norm->parameters()), Parameters);
+  EXPECT_EQ(uniqueStorageBytes(moduleTensors(*Norm)), Parameters + Buffers);
+  EXPECT_EQ(Tracker->liveBytes() - Before, Parameters + Buffers);
+  Norm->forward(torch::randn({4, 32, 3, 3})).sum().backward();
+  EXPECT_EQ(gradientBytes(Norm->parameters()), Parameters)
+      << "gradients are the parameters' only";
+}
+
+TEST_F(RuntimeMemoryTest, ModuleTensorsIncludeSubmodulesOnce) {
+  torch::nn::Sequential Model(torch::nn::Linear(1024, 1024),
+                              torch::nn::BatchNorm1d(1024));
+  EXPECT_EQ(uniqueStorageBytes(moduleTensors(*Model)),
+            4198400 + 2 * 1024 * 4 + 2 * 1024 * 4 + 8);
+}
+
+TEST_F(RuntimeMemoryTest, ForwardAllocationsAreCountedPerScope) {
+  Tracker->resetPeak();
+  ScopeBytes Start = Tracker->liveForwardByScope();
+  auto Grown = [&](int Slot) {
+    return Tracker->liveForwardByScope()[Slot] - Start[Slot];
+  };
+  Tracker->setPhase(Phase::Forward);
+  MemoryTracker::setThreadScope(7);
+  auto InScope = torch::empty({1024}, torch::kFloat); // 4 KiB
+  MemoryTracker::setThreadScope(-1);
+  auto Outside = torch::empty({512}, torch::kFloat); // 2 KiB
+  at::Tensor FromWorker;
+  std::thread Worker([&] { FromWorker = torch::empty({256}, torch::kFloat); });
+  Worker.join();
+  Tracker->setPhase(Phase::Backward);
+  MemoryTracker::setThreadScope(7);
+  auto Gradient = torch::empty({2048}, torch::kFloat); // not an activation
+  MemoryTracker::setThreadScope(-1);
+  EXPECT_EQ(Grown(7), 4096);
+  EXPECT_EQ(Grown(UnscopedSlot), 2048 + 1024) << "a thread with no scope";
+  EXPECT_EQ(Tracker->peakForwardByScope()[7] - Start[7], 4096);
+  InScope = at::Tensor();
+  EXPECT_EQ(Grown(7), 0);
+  EXPECT_EQ(Tracker->peakForwardByScope()[7] - Start[7], 4096)
+      << "the peak's snapshot stays";
+}
+
+TEST(RuntimeScopeTest, TheCalleesModuleWhateverHoldsIt) {
+  using skyline::rt::detail::moduleOf;
+  torch::nn::Linear Holder(2, 2);
+  const torch::nn::Module *Impl = Holder.get();
+  EXPECT_EQ(moduleOf(Holder), Impl);
+  EXPECT_EQ(moduleOf(Holder.ptr()), Impl) << "std::shared_ptr<LinearImpl>";
+  EXPECT_EQ(moduleOf(*Holder), Impl) << "the module object itself";
+  EXPECT_EQ(moduleOf(Holder.get()), Impl) << "a raw pointer";
+  torch::nn::Sequential Seq(torch::nn::Linear(2, 2));
+  EXPECT_EQ(moduleOf(Seq[0]), Seq[0].get()) << "std::shared_ptr<Module>";
+  EXPECT_EQ(moduleOf(torch::nn::Linear(nullptr)), nullptr) << "an empty holder";
+  EXPECT_EQ(moduleOf(std::shared_ptr<torch::nn::LinearImpl>()), nullptr);
+  EXPECT_EQ(moduleOf(42), nullptr) << "not a module";
+}
+
 TEST_F(RuntimeMemoryTest, SgdMomentumIsOnceTheWeights) {
   torch::nn::Linear Layer(100, 10);
-  torch::optim::SGD Sgd(Layer->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+  torch::optim::SGD Sgd(Layer->parameters(),
+                        torch::optim::SGDOptions(0.1).momentum(0.9));
   Layer->forward(torch::randn({4, 100})).sum().backward();
   Sgd.step();
-  EXPECT_EQ(uniqueStorageBytes(optimizerStateTensors(Sgd)), (100 * 10 + 10) * 4);
+  EXPECT_EQ(uniqueStorageBytes(optimizerStateTensors(Sgd)),
+            (100 * 10 + 10) * 4);
 }
 
 TEST_F(RuntimeMemoryTest, SharedStorageCountsOnce) {
   auto Base = torch::zeros({256}); // 1 KiB
-  EXPECT_EQ(uniqueStorageBytes({Base, Base.view({16, 16}), Base.narrow(0, 0, 8)}), 1024);
+  EXPECT_EQ(
+      uniqueStorageBytes({Base, Base.view({16, 16}), Base.narrow(0, 0, 8)}),
+      1024);
 }
 
 TEST_F(RuntimeMemoryTest, PhasesAndPeak) {
@@ -90,7 +158,9 @@ TEST_F(RuntimeMemoryTest, AllocationsOnOtherThreadsAreSeen) {
   EXPECT_EQ(Tracker->liveBytes() - Before, 8192);
 }
 
-[[noreturn]] void throwBadAlloc(size_t, int64_t, int64_t) { throw std::bad_alloc(); }
+[[noreturn]] void throwBadAlloc(size_t, int64_t, int64_t) {
+  throw std::bad_alloc();
+}
 
 TEST_F(RuntimeMemoryTest, BudgetStopsTheAllocationThatCrossesIt) {
   Tracker->setBudget(Tracker->liveBytes() + (1 << 20), &throwBadAlloc);

@@ -31,24 +31,41 @@ struct RunResult {
   PhaseBytes PeakByPhase{};
   /// The peak by kind; the kinds add up to PeakBytes.
   struct Breakdown {
-    int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0, Data = 0,
-            Temporaries = 0, Untracked = 0;
+    int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0,
+            Data = 0, Temporaries = 0, Untracked = 0;
   } Memory;
   /// Mean ms per measured iteration spent in each phase (construction: 0).
   std::array<double, NumPhases> TimeSplitMs{};
-  /// Forward self time per module-call scope, ms per measured iteration.
-  struct LayerTime {
-    int ScopeId;
-    double ForwardMs;
+  /// One module-call scope's share of a measured iteration; ScopeId -1 is
+  /// what ran or was allocated outside every scope.
+  struct Layer {
+    int ScopeId = -1;
+    /// Self time, ms per iteration.
+    double ForwardMs = 0;
+    /// Its backward ops' self time and what autograd does after each before
+    /// the next, ms per iteration.
+    double BackwardMs = 0;
+    /// Allocated in its forward, live at the peak.
+    int64_t ActivationBytes = 0;
+    /// Parameters and buffers of the module it calls (each storage counted
+    /// for the innermost called module that holds it).
+    int64_t WeightBytes = 0;
   };
-  std::vector<LayerTime> Layers;
+  std::vector<Layer> Layers;
+  /// Where the run ran.
+  std::string TorchVersion;
+  int Threads = 0; // intra-op threads
+  std::string DeviceType = "cpu";
+  std::string DeviceName;
 };
 
-/// Splits the peak's phases into kinds, given the bytes the optimizers'
-/// tensors hold: weights were made in construction, gradients and optimizer
-/// state in backward and step; the rest of each phase is what it says.
-RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights, int64_t Gradients,
-                               int64_t OptimizerState);
+/// Splits the peak's phases into kinds, given the bytes of the weights (the
+/// modules' parameters and buffers, the optimizers' parameters) and of the
+/// optimizers' gradients and state: weights were made in construction,
+/// gradients and optimizer state in backward and step; the rest of each
+/// phase is what it says.
+RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
+                               int64_t Gradients, int64_t OptimizerState);
 
 /// Writes R as YAML to Path (through a temporary file); false on failure.
 bool writeRunResult(const RunResult &R, const std::string &Path);

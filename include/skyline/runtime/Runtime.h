@@ -6,12 +6,22 @@
 // every call returns at once and batch_size() returns the declared value.
 // Nothing here throws into the user's program.
 //
+// It is included before the program's own headers, so it cannot include
+// LibTorch's: it forward-declares what it names, and the templates that
+// need complete types are instantiated in the program, where they are.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNTIME_RUNTIME_H
 #define SKYLINE_RUNTIME_RUNTIME_H
 
 #include <cstdint>
+#include <memory>
+#include <type_traits>
 #include <utility>
+
+namespace torch::nn {
+class Module;
+} // namespace torch::nn
 
 namespace torch::optim {
 class Optimizer;
@@ -27,18 +37,79 @@ const char *batch_size_text(const char *Declared) noexcept;
 /// Marks the start of one pass of the training loop body.
 void iteration_begin() noexcept;
 
-void scope_enter(int ScopeId) noexcept;
+/// Module is the module the call site calls, or null when unknown; the
+/// first time a scope calls a module, its parameters and buffers count as
+/// the layer's weights.
+void scope_enter(int ScopeId,
+                 const torch::nn::Module *Module = nullptr) noexcept;
 void scope_exit(int ScopeId) noexcept;
+
+namespace detail {
+
+template <typename T, typename = void>
+struct IsModuleHolder : std::false_type {};
+/// torch::nn::Linear, TORCH_MODULE(Net): a ModuleHolder, which may be empty.
+template <typename T>
+struct IsModuleHolder<
+    T, std::void_t<typename T::ContainedType,
+                   decltype(std::declval<const T &>().is_empty())>>
+    : std::true_type {};
+
+template <typename T> struct IsSmartPointer : std::false_type {};
+template <typename T>
+struct IsSmartPointer<std::shared_ptr<T>> : std::true_type {};
+template <typename T, typename D>
+struct IsSmartPointer<std::unique_ptr<T, D>> : std::true_type {};
+
+/// The torch::nn::Module behind a callee: a module object, a pointer to one,
+/// a ModuleHolder or a smart pointer; null for anything else.
+template <typename T>
+const torch::nn::Module *moduleOf(const T &Callee) noexcept {
+  if constexpr (std::is_pointer_v<T>) {
+    if constexpr (std::is_convertible_v<T, const torch::nn::Module *>)
+      return Callee;
+    else
+      return nullptr;
+  } else if constexpr (std::is_convertible_v<const T *,
+                                             const torch::nn::Module *>) {
+    return &Callee;
+  } else if constexpr (IsModuleHolder<T>::value) {
+    return Callee.is_empty() ? nullptr : moduleOf(Callee.get());
+  } else if constexpr (IsSmartPointer<T>::value) {
+    return moduleOf(Callee.get());
+  } else {
+    return nullptr;
+  }
+}
+
+template <typename Callable>
+decltype(auto) runInScope(int ScopeId, const torch::nn::Module *Module,
+                          Callable &&Call) {
+  struct Guard {
+    int Id;
+    Guard(int Id, const torch::nn::Module *Module) : Id(Id) {
+      scope_enter(Id, Module);
+    }
+    ~Guard() { scope_exit(Id); }
+  } ScopeGuard(ScopeId, Module);
+  return std::forward<Callable>(Call)();
+}
+
+} // namespace detail
 
 /// Runs Call inside the scope of one module call site; keeps its value
 /// category (the wrapper is `[&]() -> decltype(auto) { return call; }`).
-template <typename Callable> decltype(auto) scoped(int ScopeId, Callable &&Call) {
-  struct Guard {
-    int Id;
-    explicit Guard(int Id) : Id(Id) { scope_enter(Id); }
-    ~Guard() { scope_exit(Id); }
-  } ScopeGuard(ScopeId);
-  return std::forward<Callable>(Call)();
+template <typename Callable>
+decltype(auto) scoped(int ScopeId, Callable &&Call) {
+  return detail::runInScope(ScopeId, nullptr, std::forward<Callable>(Call));
+}
+
+/// The same for a call of Callee (`fc1` of `fc1->forward(x)`), so the run
+/// knows the layer's weights.
+template <typename Callee, typename Callable>
+decltype(auto) scoped(int ScopeId, const Callee &Module, Callable &&Call) {
+  return detail::runInScope(ScopeId, detail::moduleOf(Module),
+                            std::forward<Callable>(Call));
 }
 
 /// Counts the optimizer's parameters as weights, their .grad() as gradients

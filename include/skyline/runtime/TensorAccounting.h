@@ -8,6 +8,7 @@
 #ifndef SKYLINE_RUNTIME_TENSORACCOUNTING_H
 #define SKYLINE_RUNTIME_TENSORACCOUNTING_H
 
+#include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
 #include <torch/types.h>
 
@@ -19,11 +20,15 @@ namespace skyline::rt {
 /// Bytes of the distinct storages behind Tensors (undefined ones skipped).
 int64_t uniqueStorageBytes(const std::vector<at::Tensor> &Tensors);
 
+/// A module's parameters and buffers, its submodules' included: its weights.
+std::vector<at::Tensor> moduleTensors(const torch::nn::Module &Module);
+
 /// Bytes of the parameters' .grad() storages.
 int64_t gradientBytes(const std::vector<at::Tensor> &Parameters);
 
 /// The state tensors of SGD (momentum), Adam, AdamW, RMSprop and Adagrad.
-std::vector<at::Tensor> optimizerStateTensors(const torch::optim::Optimizer &Optimizer);
+std::vector<at::Tensor>
+optimizerStateTensors(const torch::optim::Optimizer &Optimizer);
 
 } // namespace skyline::rt
 

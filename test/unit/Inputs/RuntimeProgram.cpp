@@ -1,29 +1,89 @@
 // A training program as the instrumenter leaves it: the batch size through
 // batch_size(), iteration_begin() at the top of the loop body, and the model
-// call inside a scope. The runtime ends it after its measured iterations;
+// calls inside scopes. The runtime ends it after its measured iterations;
 // reaching the end of main means it did not.
+//
+// Without arguments: one Sequential called in a scope of the older form
+// (no module). With `layers`: a model (scope 0) whose layers are called in
+// scopes that name their module: a dominant Linear(1024, 1024) (scope 1), a
+// BatchNorm2d(64) (scope 2) and a Linear(1024, 16) (scope 3).
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
 
 #include <cstdio>
+#include <cstring>
 
 const int64_t kBatchSize = skyline::rt::batch_size(16);
 
-int main() {
-  torch::manual_seed(0);
+namespace {
+
+int trainSequential() {
   torch::nn::Sequential model(torch::nn::Linear(256, 512), torch::nn::ReLU(),
                               torch::nn::Linear(512, 256));
-  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::optim::Adam optimizer(model->parameters(),
+                               torch::optim::AdamOptions(1e-3));
   skyline::rt::track_optimizer(optimizer);
   for (int step = 0; step < 40; ++step) {
     skyline::rt::iteration_begin();
     auto x = torch::randn({kBatchSize, 256});
-    auto y = skyline::rt::scoped(0, [&]() -> decltype(auto) { return model->forward(x); });
+    auto y = skyline::rt::scoped(
+        0, [&]() -> decltype(auto) { return model->forward(x); });
     optimizer.zero_grad();
     y.pow(2).mean().backward();
-    skyline::rt::optimizer_step([&]() -> decltype(auto) { return optimizer.step(); });
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer.step(); });
   }
-  std::printf("loop ended with batch size %lld\n", static_cast<long long>(kBatchSize));
+  return 0;
+}
+
+struct NetImpl : torch::nn::Module {
+  NetImpl()
+      : big(register_module("big", torch::nn::Linear(1024, 1024))),
+        norm(register_module("norm", torch::nn::BatchNorm2d(64))),
+        head(register_module("head", torch::nn::Linear(1024, 16))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    x = skyline::rt::scoped(
+        1, big, [&]() -> decltype(auto) { return big->forward(x); });
+    // The features as 64 channels of 4 x 4, for a BatchNorm2d.
+    x = skyline::rt::scoped(2, norm, [&]() -> decltype(auto) {
+      return norm(x.view({-1, 64, 4, 4}));
+    });
+    x = torch::relu(x).view({-1, 1024});
+    return skyline::rt::scoped(
+        3, head, [&]() -> decltype(auto) { return head->forward(x); });
+  }
+  torch::nn::Linear big;
+  torch::nn::BatchNorm2d norm;
+  torch::nn::Linear head;
+};
+TORCH_MODULE(Net);
+
+int trainLayers() {
+  Net net;
+  torch::optim::SGD optimizer(net->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  skyline::rt::track_optimizer(optimizer);
+  for (int step = 0; step < 40; ++step) {
+    skyline::rt::iteration_begin();
+    auto x = torch::randn({kBatchSize, 1024});
+    auto y = skyline::rt::scoped(
+        0, net, [&]() -> decltype(auto) { return net->forward(x); });
+    optimizer.zero_grad();
+    y.pow(2).mean().backward();
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer.step(); });
+  }
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  torch::manual_seed(0);
+  bool Layers = argc > 1 && std::strcmp(argv[1], "layers") == 0;
+  Layers ? trainLayers() : trainSequential();
+  std::printf("loop ended with batch size %lld\n",
+              static_cast<long long>(kBatchSize));
   return 3;
 }
