@@ -48,6 +48,10 @@ struct CMakeTarget {
   std::vector<CMakeDependency> Dependencies;
 };
 
+/// Path made absolute against Directory (the reply's paths are relative to
+/// the source or build dir, a compile command's to its directory).
+std::string absolutePathIn(llvm::StringRef Directory, llvm::StringRef Path);
+
 /// Where skyline-check's codemodel-v2 query lives in BuildDir.
 std::string codemodelQueryPath(llvm::StringRef BuildDir);
 

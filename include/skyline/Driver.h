@@ -34,25 +34,25 @@ enum class OutputFormat { Text, YAML };
 
 struct CommandLineOptions {
   std::vector<std::string> Sources;
-  std::string BuildPath;                               // -p
-  std::optional<std::vector<std::string>> ExtraArgs;   // after --
+  std::string BuildPath;                             // -p
+  std::optional<std::vector<std::string>> ExtraArgs; // after --
   bool AnalyzeOnly = false;
   OutputFormat Format = OutputFormat::Text;
   std::optional<int64_t> SetBatchSize;
   std::string ExportFixes;
   std::string BatchSizeVar;
   // The dynamic phase (without --analyze-only).
-  std::string WorkDir;    // default: <build dir>/skyline-work or ./skyline-work
+  std::string WorkDir; // default: <build dir>/skyline-work or ./skyline-work
   std::string TorchDir;
   std::vector<std::string> LinkArgs;
   std::string Report;     // --report=FILE
   MeasureOptions Measure; // budgets, runs, run dir and arguments, device
   // The Model stage, the rules and the outputs.
-  RuleOptions Rules;      // margin, rounding, slack, min gain, hot-layer share
+  RuleOptions Rules; // margin, rounding, slack, min gain, hot-layer share
   bool ScaleLearningRate = false; // export the scaled rate with the batch size
-  std::string Sarif;      // --sarif=FILE
-  std::string SourceRoot; // SARIF URIs are relative to it
-  std::string Html;       // --html=FILE
+  std::string Sarif;              // --sarif=FILE
+  std::string SourceRoot;         // SARIF URIs are relative to it
+  std::string Html;               // --html=FILE
   std::vector<int64_t> WhatIfBatchSizes;
   std::string FromReport; // answer from a saved report; no build, no runs
   std::string Baseline;   // gate against this report

@@ -23,12 +23,14 @@ Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue);
 
 /// The YAML text clang-apply-replacements reads: the findings that carry a
 /// fix-it; optional ones (OptionalFix) only when IncludeOptional is set.
-std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> Findings,
+std::string fixesToYAML(llvm::StringRef MainSourceFile,
+                        llvm::ArrayRef<Finding> Findings,
                         bool IncludeOptional = false);
 
 /// Fails, naming Option (`--sarif`) when given, unless Path's directory
 /// exists and is writable: checked before long work, not after it.
-llvm::Error checkOutputDirectory(llvm::StringRef Path, llvm::StringRef Option = "");
+llvm::Error checkOutputDirectory(llvm::StringRef Path,
+                                 llvm::StringRef Option = "");
 
 /// Writes Text to Path through a temporary file, so a failed write leaves
 /// no partial file behind.

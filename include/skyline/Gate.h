@@ -49,8 +49,10 @@ bool needsMoreRuns(const SavedReport &Baseline, const Measurement &Current,
                    const GateOptions &Options);
 
 /// The verdict; At is where regressions point (the batch-size literal).
-GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &Current,
-                                const SourceSpan &At, const GateOptions &Options);
+GateVerdict compareWithBaseline(const SavedReport &Baseline,
+                                const Measurement &Current,
+                                const SourceSpan &At,
+                                const GateOptions &Options);
 
 } // namespace skyline
 

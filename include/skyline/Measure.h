@@ -31,10 +31,10 @@ struct MeasureOptions {
   unsigned Warmup = 2;
   unsigned Iterations = 8;
   unsigned RunTimeoutSeconds = 300;
-  std::string RunDir;                 // empty: the current directory
+  std::string RunDir; // empty: the current directory
   std::vector<std::string> RunArgs;
   DeviceChoice Device = DeviceChoice::Auto;
-  std::string WorkDir;                // logs and results go here
+  std::string WorkDir; // logs and results go here
 };
 
 struct TimeSummary {
@@ -47,9 +47,9 @@ struct LayerMeasure {
   int Scope = -1; // ScopeEntry::Id; -1 is the (unscoped) row
   std::string Name, Type, File;
   unsigned Line = 0;
-  double ForwardMs = 0;  // self time per iteration
-  double BackwardMs = 0; // its backward ops, by sequence number
-  double GpuMs = -1;     // kernel time on CUDA; -1: not measured
+  double ForwardMs = 0;        // self time per iteration
+  double BackwardMs = 0;       // its backward ops, by sequence number
+  double GpuMs = -1;           // kernel time on CUDA; -1: not measured
   int64_t ActivationBytes = 0; // allocated in its forward, live at the peak
   int64_t WeightBytes = 0;     // parameters and buffers of the module it calls
 };
@@ -96,7 +96,8 @@ int64_t nextBatchSize(int64_t LastFit, std::optional<int64_t> FirstOutOfMemory);
 /// Reads a result file the runtime wrote.
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path);
 
-llvm::Expected<Measurement> measure(llvm::StringRef Executable, int64_t DeclaredBatchSize,
+llvm::Expected<Measurement> measure(llvm::StringRef Executable,
+                                    int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,
                                     llvm::raw_ostream &Progress);
 

@@ -1,4 +1,5 @@
-//===- ProgramModel.h - What the front end knows about a program -*- C++ -*-===//
+//===- ProgramModel.h - What the front end knows about a program -*- C++
+//-*-===//
 //
 // Plain data passed from the Frontend to every later stage: where the batch
 // size is declared, where layers are built and called, and where the training
@@ -55,7 +56,8 @@ const char *batchSizeRoleName(BatchSizeRole Role);
 
 /// One step from a use of the batch size back to its declaration.
 struct UseStep {
-  std::string Description; // "make_data_loader argument", "initializer of kBatchSize"
+  std::string
+      Description; // "make_data_loader argument", "initializer of kBatchSize"
   std::string File;
   unsigned Line = 0;
 };
@@ -83,7 +85,7 @@ struct ModuleSite {
   std::string Options; // constructor arguments as written
   std::string Parent;  // enclosing Sequential's name, if any
   std::string File;
-  unsigned Line = 0;   // construction site
+  unsigned Line = 0; // construction site
   unsigned Column = 0;
   std::string RegisteredAt; // file:line of register_module, or empty
 };

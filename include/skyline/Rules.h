@@ -42,7 +42,8 @@ class Rule {
 public:
   virtual ~Rule();
   virtual llvm::StringRef id() const = 0;
-  virtual void check(const RuleContext &Context, std::vector<Finding> &Out) const = 0;
+  virtual void check(const RuleContext &Context,
+                     std::vector<Finding> &Out) const = 0;
 };
 
 /// Every rule, in the catalog's order.
@@ -54,7 +55,8 @@ std::vector<Finding> runRules(const RuleContext &Context);
 /// True when Line (or, for NOLINTNEXTLINE, PreviousLine) silences Rule:
 /// `NOLINT` alone silences every rule, `NOLINT(a, b)` the named ones, and
 /// a name may end in `*` (`NOLINT(skyline-*)`).
-bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine, llvm::StringRef Rule);
+bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine,
+                llvm::StringRef Rule);
 
 /// Drops the findings whose source line silences their rule, and the notes
 /// that follow a silenced warning of the same rule.

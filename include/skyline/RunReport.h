@@ -42,7 +42,8 @@ void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
 
 /// The runs as a terminal table, the memory by kind, the time split and
 /// the layers that take the most time in the declared size's run.
-void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_ostream &OS);
+void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
+                   llvm::raw_ostream &OS);
 
 /// The fits, the predicted points and the suggestion (or why there is none).
 void printPredictions(const Analysis &A, llvm::raw_ostream &OS);

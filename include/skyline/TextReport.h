@@ -34,14 +34,17 @@ public:
   ~DiagnosticPrinter();
 
   /// Column and Length select the caret range on Line (1-based column).
-  void print(DiagLevel Level, llvm::StringRef File, unsigned Line, unsigned Column,
-             unsigned Length, llvm::StringRef Message, llvm::StringRef Rule,
+  void print(DiagLevel Level, llvm::StringRef File, unsigned Line,
+             unsigned Column, unsigned Length, llvm::StringRef Message,
+             llvm::StringRef Rule,
              std::optional<std::string> FixIt = std::nullopt);
   /// A finding; its fix-it line shows the first edit's text when that edit
   /// is on the finding's line. A finding without a file prints plain.
   void print(const Finding &F);
   /// A path as the user should see it.
-  std::string displayPath(llvm::StringRef Path) const { return DisplayPath(Path); }
+  std::string displayPath(llvm::StringRef Path) const {
+    return DisplayPath(Path);
+  }
   /// A diagnostic with no location: `skyline-check: error: ...`.
   void printPlain(DiagLevel Level, llvm::StringRef Message);
 

@@ -26,16 +26,6 @@ void addUnique(std::vector<std::string> &To, const std::string &Value) {
     To.push_back(Value);
 }
 
-std::string absoluteIn(llvm::StringRef Directory, llvm::StringRef Path) {
-  llvm::SmallString<256> Result(Path);
-  if (!llvm::sys::path::is_absolute(Result)) {
-    Result = Directory;
-    llvm::sys::path::append(Result, Path);
-  }
-  llvm::sys::path::remove_dots(Result, true);
-  return std::string(Result);
-}
-
 /// CMake's quoting for a string in the generated CMakeLists.txt.
 std::string quoted(llvm::StringRef Text) {
   std::string Out = "\"";
@@ -229,7 +219,7 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
           return Arg.drop_front(Flag.size()).str();
         };
         if (Arg.starts_with("-I")) {
-          std::string Dir = absoluteIn(Command.Directory, Value("-I"));
+          std::string Dir = absolutePathIn(Command.Directory, Value("-I"));
           llvm::StringRef DirRef(Dir);
           if (Program.SourceRoot != "/" &&
               (DirRef == Program.SourceRoot ||
@@ -240,7 +230,7 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
           addUnique(Flags.Includes, Dir);
         } else if (Arg.starts_with("-isystem")) {
           addUnique(Flags.SystemIncludes,
-                    absoluteIn(Command.Directory, Value("-isystem")));
+                    absolutePathIn(Command.Directory, Value("-isystem")));
         } else if (Arg.starts_with("-D")) {
           addUnique(Flags.Definitions, Value("-D"));
         } else if (Arg.starts_with("-std=")) {

@@ -34,16 +34,6 @@ llvm::Error fileAPIError(const llvm::Twine &Message) {
       std::make_error_code(std::errc::invalid_argument), Message);
 }
 
-std::string absoluteIn(llvm::StringRef Directory, llvm::StringRef Path) {
-  llvm::SmallString<256> Result(Path);
-  if (!llvm::sys::path::is_absolute(Result)) {
-    Result = Directory;
-    llvm::sys::path::append(Result, Path);
-  }
-  llvm::sys::path::remove_dots(Result, true);
-  return std::string(Result);
-}
-
 std::string replyDir(llvm::StringRef BuildDir) {
   return (BuildDir + "/.cmake/api/v1/reply").str();
 }
@@ -210,7 +200,7 @@ void readSources(const llvm::json::Object &Target, const Codemodel &Model,
         Source ? Source->getString("path") : std::nullopt;
     if (!Path)
       continue;
-    std::string Absolute = absoluteIn(Model.SourceDir, *Path);
+    std::string Absolute = absolutePathIn(Model.SourceDir, *Path);
     if (Source->getInteger("compileGroupIndex"))
       Result.Sources.push_back(std::move(Absolute));
     else if (isObjectFile(Absolute))
@@ -227,7 +217,7 @@ std::string linkDirectory(const llvm::json::Object &Target,
   const llvm::json::Object *Paths = Target.getObject("paths");
   std::optional<llvm::StringRef> Build =
       Paths ? Paths->getString("build") : std::nullopt;
-  return absoluteIn(Model.BuildDir, Build.value_or("."));
+  return absolutePathIn(Model.BuildDir, Build.value_or("."));
 }
 
 void readLink(const llvm::json::Object &Target, const Codemodel &Model,
@@ -260,7 +250,7 @@ void readLink(const llvm::json::Object &Target, const Codemodel &Model,
     for (llvm::StringRef Argument : Arguments)
       Result.LinkLibraries.push_back(Argument.starts_with("-")
                                          ? Argument.str()
-                                         : absoluteIn(Directory, Argument));
+                                         : absolutePathIn(Directory, Argument));
   }
 }
 
@@ -286,7 +276,7 @@ void readDependencies(const llvm::json::Object &Target, const Codemodel &Model,
       for (const llvm::json::Value &Artifact : *Artifacts)
         if (const llvm::json::Object *A = Artifact.getAsObject())
           if (std::optional<llvm::StringRef> Path = A->getString("path"))
-            Library.Artifacts.push_back(absoluteIn(Model.BuildDir, *Path));
+            Library.Artifacts.push_back(absolutePathIn(Model.BuildDir, *Path));
     Result.Dependencies.push_back(std::move(Library));
   }
 }
@@ -357,6 +347,16 @@ llvm::Error reconfigure(llvm::StringRef BuildDir, llvm::StringRef LogPath,
 }
 
 } // namespace
+
+std::string absolutePathIn(llvm::StringRef Directory, llvm::StringRef Path) {
+  llvm::SmallString<256> Result(Path);
+  if (!llvm::sys::path::is_absolute(Result)) {
+    Result = Directory;
+    llvm::sys::path::append(Result, Path);
+  }
+  llvm::sys::path::remove_dots(Result, true);
+  return std::string(Result);
+}
 
 std::string codemodelQueryPath(llvm::StringRef BuildDir) {
   return (BuildDir + "/.cmake/api/v1/query/" + ClientName + "/codemodel-v2")

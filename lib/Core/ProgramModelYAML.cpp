@@ -170,6 +170,11 @@ TrainingLoop readLoop(const YAML::Node &Node) {
 
 std::string programModelToYAML(const ProgramModel &Model) {
   YAML::Emitter Out;
+  emitProgramModel(Out, Model);
+  return std::string(Out.c_str()) + "\n";
+}
+
+void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
   Out.SetDoublePrecision(4);
   Out << YAML::BeginMap;
   Out << YAML::Key << "schema_version" << YAML::Value
@@ -246,13 +251,21 @@ std::string programModelToYAML(const ProgramModel &Model) {
     Out << Warning;
   Out << YAML::EndSeq;
   Out << YAML::EndMap;
-  return std::string(Out.c_str()) + "\n";
 }
 
 std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
                                                  std::string &Error) {
   try {
-    YAML::Node Root = YAML::Load(Text);
+    return programModelFromNode(YAML::Load(Text), Error);
+  } catch (const YAML::Exception &E) {
+    Error = E.what();
+    return std::nullopt;
+  }
+}
+
+std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
+                                                 std::string &Error) {
+  try {
     if (!Root.IsMap()) {
       Error = "not a program model: the document is not a mapping";
       return std::nullopt;

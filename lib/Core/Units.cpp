@@ -30,7 +30,8 @@ std::string formatBytes(int64_t Bytes) {
 std::string formatShare(double Fraction) {
   char Text[32];
   double Percent = Fraction * 100;
-  std::snprintf(Text, sizeof(Text), std::fabs(Percent) < 10 ? "%.1f%%" : "%.0f%%", Percent);
+  std::snprintf(Text, sizeof(Text),
+                std::fabs(Percent) < 10 ? "%.1f%%" : "%.0f%%", Percent);
   return Text;
 }
 

@@ -80,7 +80,8 @@ public:
         if (Opt.LearningRate)
           Fix(Opt.LearningRate->File);
       }
-      for (auto *Calls : {&Loop.ZeroGradCalls, &Loop.BackwardCalls, &Loop.StepCalls})
+      for (auto *Calls :
+           {&Loop.ZeroGradCalls, &Loop.BackwardCalls, &Loop.StepCalls})
         for (CallSite &Call : *Calls)
           Fix(Call.File);
     }
@@ -90,7 +91,8 @@ private:
   llvm::StringMap<std::string> Given;
 };
 
-std::string noBatchSizeMessage(const ProgramModel &Model, const CommandLineOptions &Options) {
+std::string noBatchSizeMessage(const ProgramModel &Model,
+                               const CommandLineOptions &Options) {
   std::string Files;
   for (const std::string &Source : Options.Sources)
     Files += (Files.empty() ? "" : ", ") + Source;
@@ -100,20 +102,24 @@ std::string noBatchSizeMessage(const ProgramModel &Model, const CommandLineOptio
            "; check the name (a member is Struct::field)";
   std::string Message =
       "no training batch size found in " + Files +
-      "; searched make_data_loader arguments, DataLoaderOptions::batch_size and "
+      "; searched make_data_loader arguments, DataLoaderOptions::batch_size "
+      "and "
       "the first dimension of tensors created in the training loop";
   if (Model.TrainingLoops.empty())
-    Message += " (no training loop was found: no optimizer step() or backward())";
+    Message +=
+        " (no training loop was found: no optimizer step() or backward())";
   if (!Model.OtherBatchSizes.empty())
     Message += "; " + std::to_string(Model.OtherBatchSizes.size()) +
                " test/eval batch size(s) were found";
-  return Message + "; name the variable, field or macro with --batch-size-var=NAME";
+  return Message +
+         "; name the variable, field or macro with --batch-size-var=NAME";
 }
 
 std::string defaultWorkDir(const CommandLineOptions &Options) {
   llvm::SmallString<256> Dir(Options.WorkDir.empty()
-                                 ? (Options.BuildPath.empty() ? "skyline-work"
-                                                              : Options.BuildPath + "/skyline-work")
+                                 ? (Options.BuildPath.empty()
+                                        ? "skyline-work"
+                                        : Options.BuildPath + "/skyline-work")
                                  : Options.WorkDir);
   llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, true);
@@ -136,7 +142,8 @@ llvm::Error checkOutputPaths(const CommandLineOptions &Options) {
 
 /// The measured sweep, plus what the gate needs: a run at the baseline's
 /// batch size, repeated while a throughput drop is not yet confirmed.
-llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable, int64_t Declared,
+llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable,
+                                           int64_t Declared,
                                            const MeasureOptions &Options,
                                            const SavedReport *Baseline,
                                            const GateOptions &Gate) {
@@ -149,27 +156,29 @@ llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable, int64_t D
   MeasureOptions One = Options;
   One.MaxRuns = 1;
   auto RanAt = [&](int64_t Size) {
-    return std::any_of(Measured->Runs.begin(), Measured->Runs.end(),
-                       [&](const MeasuredRun &Run) { return Run.BatchSize == Size; });
+    return std::any_of(
+        Measured->Runs.begin(), Measured->Runs.end(),
+        [&](const MeasuredRun &Run) { return Run.BatchSize == Size; });
   };
   for (unsigned Extra = 0; Extra < Gate.Repeats; ++Extra) {
     if (RanAt(*GateSize) && !needsMoreRuns(*Baseline, *Measured, Gate))
       break;
-    llvm::errs() << "skyline-check: gate: measuring batch size " << *GateSize << " again\n";
+    llvm::errs() << "skyline-check: gate: measuring batch size " << *GateSize
+                 << " again\n";
     auto More = measure(Executable, *GateSize, One, llvm::errs());
     if (!More)
       return More.takeError();
-    Measured->Runs.insert(Measured->Runs.end(), More->Runs.begin(), More->Runs.end());
+    Measured->Runs.insert(Measured->Runs.end(), More->Runs.begin(),
+                          More->Runs.end());
   }
   return Measured;
 }
 
 /// Instrument, build and measure; the static model is already printed.
-llvm::Expected<SavedReport> runDynamicPhase(const CommandLineOptions &Options,
-                                            const ProgramModel &Model,
-                                            const clang::tooling::CompilationDatabase &Database,
-                                            const SavedReport *Baseline,
-                                            DiagnosticPrinter &ErrPrinter) {
+llvm::Expected<SavedReport>
+runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
+                const clang::tooling::CompilationDatabase &Database,
+                const SavedReport *Baseline, DiagnosticPrinter &ErrPrinter) {
   std::string WorkDir = defaultWorkDir(Options);
   auto Program = instrumentProgram(Model, WorkDir);
   if (!Program)
@@ -177,25 +186,27 @@ llvm::Expected<SavedReport> runDynamicPhase(const CommandLineOptions &Options,
   for (const std::string &Note : Program->Notes)
     ErrPrinter.printPlain(DiagLevel::Remark, Note);
 
-  BuildOptions Build{WorkDir, Options.TorchDir, Options.BuildPath, Options.LinkArgs};
-  auto Built = buildProgram(*Program, projectFlags(Database, Model, *Program), Build,
-                            llvm::errs());
+  BuildOptions Build{WorkDir, Options.TorchDir, Options.BuildPath,
+                     Options.LinkArgs};
+  auto Built = buildProgram(*Program, projectFlags(Database, Model, *Program),
+                            Build, llvm::errs());
   if (!Built)
     return Built.takeError();
 
   MeasureOptions Measure = Options.Measure;
   Measure.WorkDir = WorkDir;
-  auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value, Measure, Baseline,
-                                 Options.Gate);
+  auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value,
+                                 Measure, Baseline, Options.Gate);
   if (!Measured)
     return Measured.takeError();
   nameLayers(*Measured, Program->Scopes, Model);
   double RunSeconds = 0;
   for (const MeasuredRun &Run : Measured->Runs)
     RunSeconds += Run.WallSeconds;
-  llvm::errs() << llvm::format("skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
-                               Built->Seconds, Built->Recompiled ? "" : " (cached)", RunSeconds,
-                               WorkDir.c_str());
+  llvm::errs() << llvm::format(
+      "skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
+      Built->Seconds, Built->Recompiled ? "" : " (cached)", RunSeconds,
+      WorkDir.c_str());
   SavedReport Report;
   Report.SkylineVersion = SKYLINE_VERSION;
   Report.Program = Model;
@@ -223,10 +234,12 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   if (Program.BatchSize)
     Findings = runRules({Program, Report.Measured, Model, Options.Rules});
   if (Options.SetBatchSize && Program.BatchSize)
-    Findings.push_back(makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
+    Findings.push_back(
+        makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
   std::optional<GateVerdict> Verdict;
   if (Baseline) {
-    SourceSpan At = Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
+    SourceSpan At =
+        Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
     Verdict = compareWithBaseline(*Baseline, Report.Measured, At, Options.Gate);
     std::vector<Finding> GateFindings = dropSilenced(Verdict->Findings);
     Findings.insert(Findings.end(), GateFindings.begin(), GateFindings.end());
@@ -241,10 +254,12 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     Out << "gate at batch size " << Verdict->BatchSize << ": ";
     if (Verdict->ThroughputChange)
       Out << llvm::format("throughput %+.1f%% (noise %.1f%%, %u run(s)), ",
-                          *Verdict->ThroughputChange * 100, Verdict->ThroughputNoise * 100,
+                          *Verdict->ThroughputChange * 100,
+                          Verdict->ThroughputNoise * 100,
                           Verdict->RunsCompared);
     if (Verdict->MemoryChange)
-      Out << llvm::format("peak memory %+.2f%%, ", *Verdict->MemoryChange * 100);
+      Out << llvm::format("peak memory %+.2f%%, ",
+                          *Verdict->MemoryChange * 100);
     Out << (Verdict->Regressed ? "REGRESSION" : "pass") << "\n";
   }
   if (!Findings.empty())
@@ -256,18 +271,21 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   std::string Main = mainSource(Report);
   std::vector<std::pair<std::string, std::string>> Files;
   if (!Options.ExportFixes.empty())
-    Files.push_back({Options.ExportFixes, fixesToYAML(Main, Findings, Options.ScaleLearningRate)});
+    Files.push_back({Options.ExportFixes,
+                     fixesToYAML(Main, Findings, Options.ScaleLearningRate)});
   if (!Options.Report.empty())
     Files.push_back({Options.Report, reportToYAML(Report, &Model)});
   if (!Options.Sarif.empty()) {
     SarifOptions Sarif;
-    Sarif.SourceRoot = Options.SourceRoot.empty() ? defaultSourceRoot(".") : Options.SourceRoot;
+    Sarif.SourceRoot = Options.SourceRoot.empty() ? defaultSourceRoot(".")
+                                                  : Options.SourceRoot;
     llvm::SmallString<256> Root(Sarif.SourceRoot);
     llvm::sys::fs::make_absolute(Root);
     Sarif.SourceRoot = std::string(Root);
     Sarif.ToolVersion = SKYLINE_VERSION;
     // GitHub's category is the id up to its last '/': one per program.
-    Sarif.AutomationId = "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
+    Sarif.AutomationId =
+        "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
     Files.push_back({Options.Sarif, findingsToSarif(Findings, Sarif)});
   }
   if (!Options.Html.empty()) {
@@ -291,16 +309,18 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   return Verdict && Verdict->Regressed ? ExitRegression : ExitSuccess;
 }
 
-llvm::Expected<std::optional<SavedReport>> loadBaseline(const CommandLineOptions &Options) {
+llvm::Expected<std::optional<SavedReport>>
+loadBaseline(const CommandLineOptions &Options) {
   if (Options.Baseline.empty())
     return std::nullopt;
   auto Baseline = readReport(Options.Baseline);
   if (!Baseline)
     return Baseline.takeError();
   if (!gateBatchSize(*Baseline))
-    return llvm::createStringError(std::errc::invalid_argument,
-                                   "baseline '%s' has no run that fit: nothing to compare with",
-                                   Options.Baseline.c_str());
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "baseline '%s' has no run that fit: nothing to compare with",
+        Options.Baseline.c_str());
   return std::optional<SavedReport>(std::move(*Baseline));
 }
 
@@ -325,10 +345,12 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     auto Saved = readReport(Options.FromReport);
     if (!Saved)
       return Fail(Saved.takeError());
-    return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out, ErrPrinter);
+    return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out,
+                            ErrPrinter);
   }
 
-  auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs, Options.Sources);
+  auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs,
+                                    Options.Sources);
   if (!Setup)
     return Fail(Setup.takeError());
   for (const std::string &Warning : Setup->Warnings)
@@ -341,7 +363,8 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   if (!Model)
     return Fail(Model.takeError());
   if (!Model->BatchSize) {
-    ErrPrinter.printPlain(DiagLevel::Error, noBatchSizeMessage(*Model, Options));
+    ErrPrinter.printPlain(DiagLevel::Error,
+                          noBatchSizeMessage(*Model, Options));
     return ExitToolError;
   }
 
@@ -351,7 +374,8 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
       BatchSizeFix = makeBatchSizeFix(*Model->BatchSize, *Options.SetBatchSize);
     if (BatchSizeFix && !Options.ExportFixes.empty())
       if (llvm::Error E = writeFileAtomically(
-              Options.ExportFixes, fixesToYAML(Model->Sources.front(), *BatchSizeFix)))
+              Options.ExportFixes,
+              fixesToYAML(Model->Sources.front(), *BatchSizeFix)))
         return Fail(std::move(E));
     if (Options.Format == OutputFormat::YAML) {
       ProgramModel Shown = *Model;
@@ -374,10 +398,12 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     DiagnosticPrinter Printer(Out, std::cref(Display));
     printProgramModel(*Model, Printer, Out);
   }
-  auto Report = runDynamicPhase(Options, *Model, *Setup->Database, BaselineReport, ErrPrinter);
+  auto Report = runDynamicPhase(Options, *Model, *Setup->Database,
+                                BaselineReport, ErrPrinter);
   if (!Report)
     return Fail(Report.takeError());
-  return concludeAnalysis(Options, *Report, BaselineReport, Display, Out, ErrPrinter);
+  return concludeAnalysis(Options, *Report, BaselineReport, Display, Out,
+                          ErrPrinter);
 }
 
 } // namespace skyline

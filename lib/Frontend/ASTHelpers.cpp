@@ -77,15 +77,18 @@ bool TUContext::isUserCode(SourceLocation Loc) const {
   if (Loc.isInvalid())
     return false;
   SourceLocation File = SM.getExpansionLoc(Loc);
-  return !SM.isInSystemHeader(File) && SM.getFileEntryRefForID(SM.getFileID(File));
+  return !SM.isInSystemHeader(File) &&
+         SM.getFileEntryRefForID(SM.getFileID(File));
 }
 
 static bool isTransparent(const Stmt *S) {
   return isa<ImplicitCastExpr, MaterializeTemporaryExpr, ExprWithCleanups,
-             CXXBindTemporaryExpr, ParenExpr, CXXFunctionalCastExpr,
-             FullExpr>(S) ||
+             CXXBindTemporaryExpr, ParenExpr, CXXFunctionalCastExpr, FullExpr>(
+             S) ||
          (isa<CXXConstructExpr>(S) && !isa<CXXTemporaryObjectExpr>(S) &&
-          cast<CXXConstructExpr>(S)->getConstructor()->isCopyOrMoveConstructor());
+          cast<CXXConstructExpr>(S)
+              ->getConstructor()
+              ->isCopyOrMoveConstructor());
 }
 
 const Stmt *TUContext::semanticParent(const Stmt *S) const {
@@ -104,7 +107,8 @@ const Stmt *TUContext::semanticParent(const Stmt *S) const {
 /// The first ancestor of S for which Visit returns true, or a null node
 /// when Visit stops the walk (returns std::nullopt) or the root is reached.
 template <typename VisitorT>
-static DynTypedNode findAncestor(ASTContext &Ctx, const Stmt *S, VisitorT Visit) {
+static DynTypedNode findAncestor(ASTContext &Ctx, const Stmt *S,
+                                 VisitorT Visit) {
   DynTypedNode Node = DynTypedNode::create(*S);
   while (true) {
     auto Parents = Ctx.getParents(Node);
@@ -120,12 +124,14 @@ static DynTypedNode findAncestor(ASTContext &Ctx, const Stmt *S, VisitorT Visit)
 }
 
 const Stmt *TUContext::enclosingLoop(const Stmt *S) const {
-  return findAncestor(Ctx, S, [](const DynTypedNode &Node) -> std::optional<bool> {
-           if (Node.get<FunctionDecl>() || Node.get<LambdaExpr>())
-             return std::nullopt; // loops outside the function do not count
-           const Stmt *P = Node.get<Stmt>();
-           return P && isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(P);
-         })
+  return findAncestor(
+             Ctx, S,
+             [](const DynTypedNode &Node) -> std::optional<bool> {
+               if (Node.get<FunctionDecl>() || Node.get<LambdaExpr>())
+                 return std::nullopt; // loops outside the function do not count
+               const Stmt *P = Node.get<Stmt>();
+               return P && isa<ForStmt, CXXForRangeStmt, WhileStmt, DoStmt>(P);
+             })
       .get<Stmt>();
 }
 
@@ -151,8 +157,9 @@ const Expr *stripValueWrappers(const Expr *E) {
     else if (const auto *Construct = dyn_cast<CXXConstructExpr>(Next);
              Construct && Construct->getNumArgs() >= 1 &&
              !isa<CXXTemporaryObjectExpr>(Construct) &&
-             llvm::all_of(llvm::drop_begin(Construct->arguments()),
-                          [](const Expr *Arg) { return isa<CXXDefaultArgExpr>(Arg); }))
+             llvm::all_of(
+                 llvm::drop_begin(Construct->arguments()),
+                 [](const Expr *Arg) { return isa<CXXDefaultArgExpr>(Arg); }))
       Next = Construct->getArg(0); // c10::SymInt(b), std::string("x"), copies
     if (Next == E)
       return E;

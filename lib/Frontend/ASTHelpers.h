@@ -24,7 +24,8 @@ namespace skyline::frontend {
 /// The AST of one translation unit with the queries the finders share.
 class TUContext {
 public:
-  explicit TUContext(clang::ASTContext &Ctx) : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
+  explicit TUContext(clang::ASTContext &Ctx)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()) {}
 
   clang::ASTContext &Ctx;
   const clang::SourceManager &SM;

@@ -29,7 +29,8 @@ InputSources inputSourcesOf(const Stmt *S, int Depth = 0) {
     if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
       Found.Argv |= Param->getName() == "argv" || Param->getName() == "argc";
     else if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      Found = inputSourcesOf(Var->getInit(), Depth + 1); // const char *env = getenv(..)
+      Found = inputSourcesOf(Var->getInit(),
+                             Depth + 1); // const char *env = getenv(..)
     if (const auto *F = dyn_cast<FunctionDecl>(Ref->getDecl()))
       Found.Env |= F->getName() == "getenv" || F->getName() == "secure_getenv";
   }
@@ -54,7 +55,8 @@ bool isLiteralKind(BatchSizeKind Kind) {
 
 } // namespace
 
-std::optional<SourceSpan> BatchSizeTracer::constexprKeyword(const VarDecl *Var) const {
+std::optional<SourceSpan>
+BatchSizeTracer::constexprKeyword(const VarDecl *Var) const {
   // The keyword sits between the declaration's start and its name.
   SourceLocation Loc = Var->getBeginLoc(), End = Var->getLocation();
   if (Loc.isMacroID() || End.isMacroID())
@@ -71,7 +73,8 @@ std::optional<SourceSpan> BatchSizeTracer::constexprKeyword(const VarDecl *Var) 
   return std::nullopt;
 }
 
-UseStep BatchSizeTracer::step(std::string Description, SourceLocation Loc) const {
+UseStep BatchSizeTracer::step(std::string Description,
+                              SourceLocation Loc) const {
   return {std::move(Description), TU.fileOf(Loc), TU.lineOf(Loc)};
 }
 
@@ -81,7 +84,8 @@ BatchSizeTracer::trace(const Expr *E, std::vector<UseStep> Chain) const {
 }
 
 std::optional<BatchSizeSite>
-BatchSizeTracer::traceDecl(const ValueDecl *D, std::vector<UseStep> Chain) const {
+BatchSizeTracer::traceDecl(const ValueDecl *D,
+                           std::vector<UseStep> Chain) const {
   if (const auto *Param = dyn_cast<ParmVarDecl>(D))
     return traceParam(Param, Chain, 0);
   if (const auto *Var = dyn_cast<VarDecl>(D))
@@ -103,9 +107,10 @@ BatchSizeTracer::literal(const Expr *E, std::vector<UseStep> &Chain) const {
   SourceLocation Loc = Int->getLocation();
   if (Loc.isMacroID() && !TU.SM.isMacroArgExpansion(Loc)) {
     Site.Kind = BatchSizeKind::Macro;
-    Site.Name = Lexer::getImmediateMacroName(Loc, TU.SM, TU.Ctx.getLangOpts()).str();
-    Chain.push_back(step("definition of macro " + Site.Name,
-                         TU.SM.getSpellingLoc(Loc)));
+    Site.Name =
+        Lexer::getImmediateMacroName(Loc, TU.SM, TU.Ctx.getLangOpts()).str();
+    Chain.push_back(
+        step("definition of macro " + Site.Name, TU.SM.getSpellingLoc(Loc)));
   }
   Site.Chain = Chain;
   return Site;
@@ -139,7 +144,8 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
   if (!E || Depth > MaxDepth)
     return std::nullopt;
   E = stripValueWrappers(E);
-  if (const auto *Init = dyn_cast<InitListExpr>(E); Init && Init->getNumInits() == 1)
+  if (const auto *Init = dyn_cast<InitListExpr>(E);
+      Init && Init->getNumInits() == 1)
     return traceAt(Init->getInit(0), Chain, Depth + 1);
   if (auto Site = literal(E, Chain))
     return Site;
@@ -218,8 +224,8 @@ BatchSizeTracer::traceVar(const VarDecl *Var, std::vector<UseStep> &Chain,
 }
 
 std::optional<BatchSizeSite>
-BatchSizeTracer::traceParam(const ParmVarDecl *Param, std::vector<UseStep> &Chain,
-                            int Depth) const {
+BatchSizeTracer::traceParam(const ParmVarDecl *Param,
+                            std::vector<UseStep> &Chain, int Depth) const {
   const auto *Function = dyn_cast<FunctionDecl>(Param->getDeclContext());
   if (!Function)
     return std::nullopt;
@@ -255,8 +261,8 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param, std::vector<UseStep> &Chai
     if (isa<CXXDefaultArgExpr>(Arg))
       return FromDefault();
     std::vector<UseStep> Branch = Chain;
-    Branch.push_back(step("argument '" + Param->getNameAsString() + "' of call to " +
-                              FunctionName,
+    Branch.push_back(step("argument '" + Param->getNameAsString() +
+                              "' of call to " + FunctionName,
                           Caller->getBeginLoc()));
     if (auto Site = traceAt(Arg, Branch, Depth + 1)) {
       if (Site->Name.empty())
@@ -273,8 +279,8 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
                             int Depth) const {
   if (!TU.isUserCode(Field->getLocation()))
     return std::nullopt;
-  std::string Name = Field->getParent()->getNameAsString() + "::" +
-                     Field->getNameAsString();
+  std::string Name =
+      Field->getParent()->getNameAsString() + "::" + Field->getNameAsString();
   auto Named = [&](std::optional<BatchSizeSite> Site) {
     if (Site && isLiteralKind(Site->Kind))
       Site->Kind = BatchSizeKind::FieldDefault;
@@ -289,7 +295,8 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
           .bind("n"));
   for (const BinaryOperator *Assign : Assignments) {
     std::vector<UseStep> Branch = Chain;
-    Branch.push_back(step("assignment to member '" + Name + "'", Assign->getBeginLoc()));
+    Branch.push_back(
+        step("assignment to member '" + Name + "'", Assign->getBeginLoc()));
     if (auto Site = traceAt(Assign->getRHS(), Branch, Depth + 1)) {
       if (isLiteralKind(Site->Kind))
         Site->Kind = BatchSizeKind::LocalConstant;
@@ -300,7 +307,8 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
     }
   }
   if (Field->hasInClassInitializer()) {
-    Chain.push_back(step("default of member '" + Name + "'", Field->getLocation()));
+    Chain.push_back(
+        step("default of member '" + Name + "'", Field->getLocation()));
     return Named(traceAt(Field->getInClassInitializer(), Chain, Depth + 1));
   }
   // Set in a constructor's initializer list: Trainer(int bs = 32) : bs_(bs).
@@ -321,13 +329,13 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
   return std::nullopt;
 }
 
-std::optional<BatchSizeSite>
-BatchSizeTracer::traceConditional(const Expr *Cond, const Expr *True,
-                                  const Expr *False, std::vector<UseStep> &Chain,
-                                  int Depth) const {
+std::optional<BatchSizeSite> BatchSizeTracer::traceConditional(
+    const Expr *Cond, const Expr *True, const Expr *False,
+    std::vector<UseStep> &Chain, int Depth) const {
   std::vector<UseStep> FalseChain = Chain, TrueChain = Chain;
   auto FromFalse = traceAt(False, FalseChain, Depth + 1);
-  auto FromTrue = FromFalse ? std::nullopt : traceAt(True, TrueChain, Depth + 1);
+  auto FromTrue =
+      FromFalse ? std::nullopt : traceAt(True, TrueChain, Depth + 1);
   auto &Site = FromFalse ? FromFalse : FromTrue;
   if (!Site)
     return std::nullopt;
@@ -360,10 +368,13 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
       Member && Callee->getDeclName().isIdentifier() && Name == "as") {
     const auto *Index = dyn_cast<CXXOperatorCallExpr>(
         stripValueWrappers(Member->getImplicitObjectArgument()));
-    if (Index && Index->getOperator() == OO_Subscript && Index->getNumArgs() == 2)
-      if (const auto *Key = dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)))) {
-        Chain.push_back(step("command-line option '" + Key->getString().str() + "'",
-                             Call->getBeginLoc()));
+    if (Index && Index->getOperator() == OO_Subscript &&
+        Index->getNumArgs() == 2)
+      if (const auto *Key =
+              dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)))) {
+        Chain.push_back(
+            step("command-line option '" + Key->getString().str() + "'",
+                 Call->getBeginLoc()));
         return traceOptionDefault(Key->getString(), Chain);
       }
     return std::nullopt;
@@ -377,8 +388,9 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
       returnStmt(hasAncestor(functionDecl(equalsNode(Definition)))).bind("n"));
   if (Returns.size() != 1)
     return std::nullopt;
-  Chain.push_back(step("return value of " + Definition->getQualifiedNameAsString(),
-                       Returns[0]->getBeginLoc()));
+  Chain.push_back(
+      step("return value of " + Definition->getQualifiedNameAsString(),
+           Returns[0]->getBeginLoc()));
   return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
 }
 
@@ -386,11 +398,13 @@ std::optional<BatchSizeSite>
 BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
                                     std::vector<UseStep> &Chain) const {
   auto Defaults = TU.findAll<CXXMemberCallExpr>(
-      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("default_value")))).bind("n"));
+      cxxMemberCallExpr(callee(cxxMethodDecl(hasName("default_value"))))
+          .bind("n"));
   for (const CXXMemberCallExpr *Default : Defaults) {
     if (Default->getNumArgs() != 1)
       continue;
-    // Up to the adder call: ("b,batch-size", "help", value<int>()->default_value("32"))
+    // Up to the adder call: ("b,batch-size", "help",
+    // value<int>()->default_value("32"))
     DynTypedNode Node = DynTypedNode::create(*Default);
     const CXXOperatorCallExpr *Adder = nullptr;
     for (int Up = 0; Up < 8 && !Adder; ++Up) {
@@ -404,18 +418,22 @@ BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
     }
     if (!Adder)
       continue;
-    const auto *Names = dyn_cast<StringLiteral>(stripValueWrappers(Adder->getArg(1)));
+    const auto *Names =
+        dyn_cast<StringLiteral>(stripValueWrappers(Adder->getArg(1)));
     if (!Names)
       continue;
     llvm::SmallVector<llvm::StringRef, 2> Parts;
     Names->getString().split(Parts, ',');
-    if (!llvm::any_of(Parts, [&](llvm::StringRef P) { return P.trim() == Key; }))
+    if (!llvm::any_of(Parts,
+                      [&](llvm::StringRef P) { return P.trim() == Key; }))
       continue;
-    const auto *Value = dyn_cast<StringLiteral>(stripValueWrappers(Default->getArg(0)));
+    const auto *Value =
+        dyn_cast<StringLiteral>(stripValueWrappers(Default->getArg(0)));
     if (!Value)
       continue;
-    Chain.push_back(step("default_value of option '" + Names->getString().str() + "'",
-                         Value->getBeginLoc()));
+    Chain.push_back(
+        step("default_value of option '" + Names->getString().str() + "'",
+             Value->getBeginLoc()));
     auto Site = digitsInString(Value, Chain);
     if (Site)
       Site->Name = Key.str();

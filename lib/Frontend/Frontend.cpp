@@ -8,17 +8,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "skyline/Config.h"
 #include "skyline/Frontend.h"
+#include "skyline/Config.h"
 
 #include "Finders.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
-#include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/ArgumentsAdjusters.h"
@@ -51,11 +51,12 @@ struct Collected {
   std::optional<BatchSizeSite> Named;
 };
 
-std::optional<BatchSizeSite> namedMacro(const TUContext &TU, const Preprocessor &PP,
-                                        llvm::StringRef Name) {
+std::optional<BatchSizeSite>
+namedMacro(const TUContext &TU, const Preprocessor &PP, llvm::StringRef Name) {
   const IdentifierInfo *II = PP.getIdentifierInfo(Name);
   const MacroInfo *MI = II ? PP.getMacroInfo(II) : nullptr;
-  if (!MI || MI->getNumTokens() != 1 || !MI->getReplacementToken(0).is(tok::numeric_constant))
+  if (!MI || MI->getNumTokens() != 1 ||
+      !MI->getReplacementToken(0).is(tok::numeric_constant))
     return std::nullopt;
   const Token &Literal = MI->getReplacementToken(0);
   BatchSizeSite Site;
@@ -68,16 +69,19 @@ std::optional<BatchSizeSite> namedMacro(const TUContext &TU, const Preprocessor 
     return std::nullopt;
   Site.Value = Value;
   Site.Chain = {{"named by --batch-size-var", "", 0},
-                {"definition of macro " + Site.Name, Site.Literal.File, Site.Literal.Line}};
+                {"definition of macro " + Site.Name, Site.Literal.File,
+                 Site.Literal.Line}};
   return Site;
 }
 
 /// The callee of each torch::save call: runs make it a no-op.
 void findSaveCalls(const TUContext &TU, std::vector<SourceSpan> &Out) {
   using namespace clang::ast_matchers;
-  auto Save = callExpr(callee(functionDecl(hasName("::torch::save")))).bind("n");
+  auto Save =
+      callExpr(callee(functionDecl(hasName("::torch::save")))).bind("n");
   for (const CallExpr *Call : TU.findAll<CallExpr>(Save))
-    if (const auto *Ref = dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit());
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Call->getCallee()->IgnoreImplicit());
         Ref && !Ref->getBeginLoc().isMacroID())
       Out.push_back(TU.spanOf(Ref->getSourceRange()));
 }
@@ -102,7 +106,8 @@ private:
 
 class AnalysisConsumer : public ASTConsumer {
 public:
-  AnalysisConsumer(CompilerInstance &CI, Collected &Out, const FrontendOptions &Options)
+  AnalysisConsumer(CompilerInstance &CI, Collected &Out,
+                   const FrontendOptions &Options)
       : CI(CI), Out(Out), Options(Options) {}
 
   bool HandleTopLevelDecl(DeclGroupRef Group) override {
@@ -192,12 +197,15 @@ public:
       for (const RawRegistration &R : TU.Registrations)
         Registrations.try_emplace(R.OwnerKey, R);
       for (const RawModuleCall &Call : TU.Calls)
-        if (SeenCalls.insert(Call.Call.File + "@" + std::to_string(Call.Call.Offset)).second)
+        if (SeenCalls
+                .insert(Call.Call.File + "@" + std::to_string(Call.Call.Offset))
+                .second)
           Calls.push_back(Call);
     }
     std::stable_sort(Constructions.begin(), Constructions.end(),
                      [](const RawConstruction &A, const RawConstruction &B) {
-                       return std::tie(A.Site.File, A.Site.Line, A.Site.Column) <
+                       return std::tie(A.Site.File, A.Site.Line,
+                                       A.Site.Column) <
                               std::tie(B.Site.File, B.Site.Line, B.Site.Column);
                      });
     ById.clear();
@@ -225,7 +233,8 @@ public:
           Site.RegisteredAt = It->second.At;
       if (std::optional<size_t> Parent = parentOf(Constructions[I]))
         Site.Parent = nameOf(*Parent, 0);
-      else if (llvm::StringRef(Constructions[I].ParentRef).starts_with(ThisParentPrefix))
+      else if (llvm::StringRef(Constructions[I].ParentRef)
+                   .starts_with(ThisParentPrefix))
         Site.Parent = llvm::StringRef(Constructions[I].ParentRef)
                           .drop_front(ThisParentPrefix.size())
                           .str();
@@ -236,13 +245,15 @@ public:
       Call.Name = Raw.FallbackName;
       if (auto It = ByOwner.find(Raw.CalleeKey); It != ByOwner.end())
         Call.Name = nameOf(It->second, 0);
-      else if (auto Reg = Registrations.find(Raw.CalleeKey); Reg != Registrations.end())
+      else if (auto Reg = Registrations.find(Raw.CalleeKey);
+               Reg != Registrations.end())
         Call.Name = Reg->second.Name;
       Model.ModuleCalls.push_back(std::move(Call));
     }
     std::stable_sort(Model.ModuleCalls.begin(), Model.ModuleCalls.end(),
                      [](const ModuleCall &A, const ModuleCall &B) {
-                       return std::tie(A.File, A.Offset) < std::tie(B.File, B.Offset);
+                       return std::tie(A.File, A.Offset) <
+                              std::tie(B.File, B.Offset);
                      });
   }
 
@@ -264,8 +275,8 @@ private:
     std::string Name;
     if (!C.RegisteredName.empty())
       Name = C.RegisteredName;
-    else if (auto It = Registrations.find(C.OwnerKey); !C.OwnerKey.empty() &&
-                                                      It != Registrations.end())
+    else if (auto It = Registrations.find(C.OwnerKey);
+             !C.OwnerKey.empty() && It != Registrations.end())
       Name = It->second.Name;
     else if (llvm::StringRef(C.ParentRef).starts_with(ThisParentPrefix))
       Name = std::to_string(C.ChildIndex);
@@ -329,8 +340,9 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
   } else if (!NamedByUser) {
     for (size_t I = 0; I < Sites.size(); ++I)
       if (Sites[I].Role == BatchSizeRole::Train &&
-          (!Train || std::make_pair(Sites[I].Confidence, Sites[I].Uses) >
-                         std::make_pair(Sites[*Train].Confidence, Sites[*Train].Uses)))
+          (!Train ||
+           std::make_pair(Sites[I].Confidence, Sites[I].Uses) >
+               std::make_pair(Sites[*Train].Confidence, Sites[*Train].Uses)))
         Train = I;
     // A single loader with nothing to tell its role is the training one.
     size_t Unknown = llvm::count_if(Sites, [](const BatchSizeSite &S) {
@@ -351,7 +363,8 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
   for (size_t I = 0; I < Sites.size(); ++I) {
     if (Train && I == *Train)
       continue;
-    if (Model.BatchSize && Model.BatchSize->Literal.File == Sites[I].Literal.File &&
+    if (Model.BatchSize &&
+        Model.BatchSize->Literal.File == Sites[I].Literal.File &&
         Model.BatchSize->Literal.Offset == Sites[I].Literal.Offset)
       continue;
     Model.OtherBatchSizes.push_back(std::move(Sites[I]));
@@ -363,10 +376,12 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
                    });
 }
 
-void appendUnique(std::vector<CallSite> &To, const std::vector<CallSite> &From) {
+void appendUnique(std::vector<CallSite> &To,
+                  const std::vector<CallSite> &From) {
   for (const CallSite &Site : From)
     if (llvm::none_of(To, [&](const CallSite &S) {
-          return S.File == Site.File && S.Line == Site.Line && S.Column == Site.Column;
+          return S.File == Site.File && S.Line == Site.Line &&
+                 S.Column == Site.Column;
         }))
       To.push_back(Site);
 }
@@ -374,7 +389,8 @@ void appendUnique(std::vector<CallSite> &To, const std::vector<CallSite> &From) 
 void mergeLoops(const Collected &In, ProgramModel &Model) {
   for (const TrainingLoop &Loop : In.Loops) {
     auto It = llvm::find_if(Model.TrainingLoops, [&](const TrainingLoop &L) {
-      return L.File == Loop.File && L.Line == Loop.Line && L.Column == Loop.Column;
+      return L.File == Loop.File && L.Line == Loop.Line &&
+             L.Column == Loop.Column;
     });
     if (It == Model.TrainingLoops.end()) {
       Model.TrainingLoops.push_back(Loop);
@@ -385,7 +401,8 @@ void mergeLoops(const Collected &In, ProgramModel &Model) {
     appendUnique(It->StepCalls, Loop.StepCalls);
     for (const OptimizerSite &Opt : Loop.Optimizers)
       if (llvm::none_of(It->Optimizers, [&](const OptimizerSite &O) {
-            return O.File == Opt.File && O.Line == Opt.Line && O.Name == Opt.Name;
+            return O.File == Opt.File && O.Line == Opt.Line &&
+                   O.Name == Opt.Name;
           }))
         It->Optimizers.push_back(Opt);
   }
@@ -411,9 +428,15 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
 tooling::ArgumentsAdjuster gccOnlyFlagRemover() {
   return [](const tooling::CommandLineArguments &Args, llvm::StringRef) {
     static const char *const GccOnlyPrefixes[] = {
-        "-fno-tree-", "-ftree-", "-fconcepts-diagnostics-depth",
-        "-fno-printf-return-value", "-mno-direct-extern-access",
-        "-fno-gnu-unique", "-fipa-", "-fno-ipa-", "-flto-partition"};
+        "-fno-tree-",
+        "-ftree-",
+        "-fconcepts-diagnostics-depth",
+        "-fno-printf-return-value",
+        "-mno-direct-extern-access",
+        "-fno-gnu-unique",
+        "-fipa-",
+        "-fno-ipa-",
+        "-flto-partition"};
     tooling::CommandLineArguments Result;
     for (const std::string &Arg : Args)
       if (llvm::none_of(GccOnlyPrefixes, [&](const char *Prefix) {
@@ -442,9 +465,10 @@ llvm::Error checkSources(llvm::ArrayRef<std::string> Sources) {
 
 } // namespace
 
-llvm::Expected<ProgramModel> analyzeProgram(const tooling::CompilationDatabase &DB,
-                                            llvm::ArrayRef<std::string> Sources,
-                                            const FrontendOptions &Options) {
+llvm::Expected<ProgramModel>
+analyzeProgram(const tooling::CompilationDatabase &DB,
+               llvm::ArrayRef<std::string> Sources,
+               const FrontendOptions &Options) {
   if (llvm::Error Err = checkSources(Sources))
     return std::move(Err);
   tooling::ClangTool Tool(DB, Sources);
@@ -453,8 +477,8 @@ llvm::Expected<ProgramModel> analyzeProgram(const tooling::CompilationDatabase &
   Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(
       {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR},
       tooling::ArgumentInsertPosition::END));
-  llvm::raw_ostream &Stream = Options.DiagnosticStream ? *Options.DiagnosticStream
-                                                       : llvm::errs();
+  llvm::raw_ostream &Stream =
+      Options.DiagnosticStream ? *Options.DiagnosticStream : llvm::errs();
   auto DiagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
   DiagOpts->ShowColors = false;
   TextDiagnosticPrinter Printer(Stream, DiagOpts.get());
@@ -478,9 +502,11 @@ llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
                                          const FrontendOptions &Options) {
   Collected In;
   std::vector<std::string> FullArgs(Args.begin(), Args.end());
-  FullArgs.insert(FullArgs.end(), {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR});
+  FullArgs.insert(FullArgs.end(),
+                  {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR});
   auto Action = std::make_unique<AnalysisAction>(In, Options);
-  if (!tooling::runToolOnCodeWithArgs(std::move(Action), Code, FullArgs, FileName))
+  if (!tooling::runToolOnCodeWithArgs(std::move(Action), Code, FullArgs,
+                                      FileName))
     return llvm::createStringError(std::errc::invalid_argument,
                                    "the code does not compile");
   std::string Name = FileName.str();

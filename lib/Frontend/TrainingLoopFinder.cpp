@@ -36,7 +36,8 @@ std::optional<CallKind> classify(const CallExpr *Call) {
     llvm::StringRef Name = Method->getName();
     if (Name == "backward" && isTensorMethod(Method))
       return CallKind::Backward;
-    bool OnOptimizer = derivesFrom(Method->getParent(), "torch::optim::Optimizer");
+    bool OnOptimizer =
+        derivesFrom(Method->getParent(), "torch::optim::Optimizer");
     if (Name == "step" && OnOptimizer)
       return CallKind::Step;
     if (Name == "zero_grad" &&
@@ -49,9 +50,11 @@ std::optional<CallKind> classify(const CallExpr *Call) {
   return std::nullopt;
 }
 
-std::vector<const CallExpr *> callersOf(const TUContext &TU, const FunctionDecl *F) {
+std::vector<const CallExpr *> callersOf(const TUContext &TU,
+                                        const FunctionDecl *F) {
   return TU.findAll<CallExpr>(
-      callExpr(callee(functionDecl(equalsNode(F->getCanonicalDecl())))).bind("n"));
+      callExpr(callee(functionDecl(equalsNode(F->getCanonicalDecl()))))
+          .bind("n"));
 }
 
 /// The loop that runs S once per iteration, looking through callers.
@@ -82,7 +85,8 @@ const ValueDecl *originOf(const TUContext &TU, const Expr *E, int Depth = 0) {
   unsigned Index = Param->getFunctionScopeIndex();
   for (const CallExpr *Caller : callersOf(TU, F))
     if (Index < Caller->getNumArgs())
-      if (const ValueDecl *Origin = originOf(TU, Caller->getArg(Index), Depth + 1))
+      if (const ValueDecl *Origin =
+              originOf(TU, Caller->getArg(Index), Depth + 1))
         return Origin;
   return D;
 }
@@ -99,7 +103,8 @@ void findLearningRate(const TUContext &TU, const Stmt *S, OptimizerSite &Out) {
   };
   if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
     const CXXRecordDecl *RD = recordOf(Construct->getType());
-    if (RD && RD->getName().ends_with("Options") && Construct->getNumArgs() >= 1)
+    if (RD && RD->getName().ends_with("Options") &&
+        Construct->getNumArgs() >= 1)
       TakeLiteral(Construct->getArg(0));
   }
   if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S))
@@ -154,8 +159,8 @@ void collectTrainingFunctions(const TUContext &TU, const Stmt *Root,
                               LoopFindings &Out, int Depth) {
   if (Depth > MaxCallDepth)
     return;
-  for (const CallExpr *Call :
-       TU.findAll<CallExpr>(callExpr(hasAncestor(stmt(equalsNode(Root)))).bind("n"))) {
+  for (const CallExpr *Call : TU.findAll<CallExpr>(
+           callExpr(hasAncestor(stmt(equalsNode(Root)))).bind("n"))) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (!Callee || !Callee->hasBody() || !TU.isUserCode(Callee->getLocation()))
       continue;
@@ -169,11 +174,13 @@ void collectTrainingFunctions(const TUContext &TU, const Stmt *Root,
 } // namespace
 
 bool LoopFindings::isTrainingContext(const TUContext &TU, const Stmt *S) const {
-  for (const Stmt *Loop = TU.enclosingLoop(S); Loop; Loop = TU.enclosingLoop(Loop))
+  for (const Stmt *Loop = TU.enclosingLoop(S); Loop;
+       Loop = TU.enclosingLoop(Loop))
     if (TrainingLoopStmts.contains(Loop))
       return true;
   const FunctionDecl *F = TU.enclosingFunction(S);
-  return F && F->getDefinition() && TrainingFunctions.contains(F->getDefinition());
+  return F && F->getDefinition() &&
+         TrainingFunctions.contains(F->getDefinition());
 }
 
 LoopFindings findTrainingLoops(const TUContext &TU) {
@@ -208,8 +215,9 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
         if (auto Semi = Lexer::findNextToken(Body->getEndLoc(), TU.SM,
                                              TU.Ctx.getLangOpts());
             Semi && Semi->is(tok::semi))
-          L.BodyLength = TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) +
-                         1 - Span.Offset;
+          L.BodyLength =
+              TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) +
+              1 - Span.Offset;
     }
     Out.Loops.push_back(std::move(L));
   }

@@ -13,7 +13,8 @@ namespace skyline {
 namespace {
 
 /// The runs that fit at BatchSize, in the order they ran.
-std::vector<const MeasuredRun *> runsAt(const Measurement &M, int64_t BatchSize) {
+std::vector<const MeasuredRun *> runsAt(const Measurement &M,
+                                        int64_t BatchSize) {
   std::vector<const MeasuredRun *> Runs;
   for (const MeasuredRun &Run : M.Runs)
     if (Run.BatchSize == BatchSize && !Run.OutOfMemory && Run.Iterations > 0 &&
@@ -52,10 +53,12 @@ struct ThroughputComparison {
   double Noise = 0; // three combined standard errors
 };
 
-ThroughputComparison compareThroughput(const MeasuredRun &Baseline, const MeasuredRun &Best) {
+ThroughputComparison compareThroughput(const MeasuredRun &Baseline,
+                                       const MeasuredRun &Best) {
   ThroughputComparison C;
   C.Change = Baseline.IterationMs.Median / Best.IterationMs.Median - 1;
-  C.Noise = 3 * std::hypot(relativeMedianError(Baseline), relativeMedianError(Best));
+  C.Noise =
+      3 * std::hypot(relativeMedianError(Baseline), relativeMedianError(Best));
   return C;
 }
 
@@ -64,11 +67,13 @@ double samplesPerSecond(const MeasuredRun &Run) {
   return double(Run.BatchSize) / Run.IterationMs.Median * 1000;
 }
 
-bool isThroughputDrop(const ThroughputComparison &C, const GateOptions &Options) {
+bool isThroughputDrop(const ThroughputComparison &C,
+                      const GateOptions &Options) {
   return -C.Change > Options.MaxThroughputDrop && -C.Change > C.Noise;
 }
 
-Finding regression(const char *Rule, const SourceSpan &At, std::string Message) {
+Finding regression(const char *Rule, const SourceSpan &At,
+                   std::string Message) {
   Finding F;
   F.Rule = Rule;
   F.Level = DiagLevel::Error;
@@ -81,17 +86,20 @@ Finding regression(const char *Rule, const SourceSpan &At, std::string Message) 
 /// environment's warnings point at the batch-size literal.
 void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
                       const SourceSpan &At, GateVerdict &Verdict) {
-  auto Mismatch = [&](const char *What, const std::string &Then, const std::string &Now) {
+  auto Mismatch = [&](const char *What, const std::string &Then,
+                      const std::string &Now) {
     if (Then.empty() || Now.empty() || Then == Now)
       return;
     Finding F;
     F.Rule = "skyline-baseline-environment";
     F.Level = DiagLevel::Warning;
     F.At = At;
-    F.Message = llvm::formatv("the baseline ran with {0} {1}, this run with {2}: the comparison "
-                              "may not be fair",
-                              What, Then, Now)
-                    .str();
+    F.Message =
+        llvm::formatv(
+            "the baseline ran with {0} {1}, this run with {2}: the comparison "
+            "may not be fair",
+            What, Then, Now)
+            .str();
     Verdict.Findings.push_back(std::move(F));
   };
   Mismatch("LibTorch", Baseline.TorchVersion, Current.TorchVersion);
@@ -126,8 +134,10 @@ bool needsMoreRuns(const SavedReport &Baseline, const Measurement &Current,
   return isThroughputDrop(compareThroughput(*Then, *fastest(Now)), Options);
 }
 
-GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &Current,
-                                const SourceSpan &At, const GateOptions &Options) {
+GateVerdict compareWithBaseline(const SavedReport &Baseline,
+                                const Measurement &Current,
+                                const SourceSpan &At,
+                                const GateOptions &Options) {
   GateVerdict Verdict;
   checkEnvironment(Baseline.Measured, Current, At, Verdict);
   std::optional<int64_t> BatchSize = gateBatchSize(Baseline);
@@ -139,11 +149,12 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &
   Verdict.RunsCompared = Now.size();
   if (Then && Now.empty() && ranOutOfMemoryAt(Current, *BatchSize)) {
     Verdict.Regressed = true;
-    Verdict.Findings.push_back(regression(
-        "skyline-memory-regression", At,
-        llvm::formatv("batch size {0} now runs out of memory; the baseline's peak there was {1}",
-                      *BatchSize, formatBytes(Then->PeakBytes))
-            .str()));
+    Verdict.Findings.push_back(
+        regression("skyline-memory-regression", At,
+                   llvm::formatv("batch size {0} now runs out of memory; the "
+                                 "baseline's peak there was {1}",
+                                 *BatchSize, formatBytes(Then->PeakBytes))
+                       .str()));
     return Verdict;
   }
   if (!Then || Now.empty())
@@ -157,12 +168,14 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &
     Verdict.Regressed = true;
     Verdict.Findings.push_back(regression(
         "skyline-throughput-regression", At,
-        llvm::formatv("throughput at batch size {0} dropped {1} against the baseline ({2:F1} -> "
-                      "{3:F1} samples/s, best of {4} run{5}; allowed {6}, noise {7})",
-                      *BatchSize, formatShare(-Throughput.Change), samplesPerSecond(*Then),
-                      samplesPerSecond(Best), Now.size(), Now.size() == 1 ? "" : "s",
-                      formatShare(Options.MaxThroughputDrop),
-                      formatShare(Throughput.Noise))
+        llvm::formatv(
+            "throughput at batch size {0} dropped {1} against the baseline "
+            "({2:F1} -> "
+            "{3:F1} samples/s, best of {4} run{5}; allowed {6}, noise {7})",
+            *BatchSize, formatShare(-Throughput.Change),
+            samplesPerSecond(*Then), samplesPerSecond(Best), Now.size(),
+            Now.size() == 1 ? "" : "s", formatShare(Options.MaxThroughputDrop),
+            formatShare(Throughput.Noise))
             .str()));
   }
 
@@ -175,7 +188,8 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline, const Measurement &
       Verdict.Regressed = true;
       Verdict.Findings.push_back(regression(
           "skyline-memory-regression", At,
-          llvm::formatv("peak memory at batch size {0} grew {1} against the baseline ({2} -> "
+          llvm::formatv("peak memory at batch size {0} grew {1} against the "
+                        "baseline ({2} -> "
                         "{3}; allowed {4})",
                         *BatchSize, formatShare(*Verdict.MemoryChange),
                         formatBytes(Then->PeakBytes), formatBytes(PeakNow),

@@ -21,7 +21,8 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
   if (!R.Error.empty() && !R.Crashed)
     What += " could not start: " + R.Error;
   else if (R.TimedOut)
-    What += " " + describeProcessEnd(R) + " (a hang, or iterations too slow: see --run-timeout)";
+    What += " " + describeProcessEnd(R) +
+            " (a hang, or iterations too slow: see --run-timeout)";
   else if (R.Crashed)
     What += " crashed (" + R.Error + ")";
   else if (R.ExitCode == rt::ExitResultNotWritten)

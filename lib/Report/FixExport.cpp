@@ -29,7 +29,8 @@ static clang::tooling::Diagnostic::Level toolingLevel(DiagLevel Level) {
                                    : clang::tooling::Diagnostic::Warning;
 }
 
-std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> Findings,
+std::string fixesToYAML(llvm::StringRef MainSourceFile,
+                        llvm::ArrayRef<Finding> Findings,
                         bool IncludeOptional) {
   clang::tooling::TranslationUnitDiagnostics TU;
   TU.MainSourceFile = MainSourceFile.str();
@@ -45,9 +46,10 @@ std::string fixesToYAML(llvm::StringRef MainSourceFile, llvm::ArrayRef<Finding> 
                                     Edit.Range.Length, Edit.Text);
       llvm::consumeError(Message.Fix[R.getFilePath()].add(R));
     }
-    TU.Diagnostics.emplace_back(F.Rule, Message,
-                                llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>(),
-                                toolingLevel(F.Level), "");
+    TU.Diagnostics.emplace_back(
+        F.Rule, Message,
+        llvm::SmallVector<clang::tooling::DiagnosticMessage, 1>(),
+        toolingLevel(F.Level), "");
   }
   std::string Text;
   llvm::raw_string_ostream OS(Text);
@@ -66,13 +68,15 @@ llvm::Error checkOutputDirectory(llvm::StringRef Path, llvm::StringRef Option) {
   std::string Dir = directoryOf(Path);
   std::string What = Option.empty() ? "" : Option.str() + " ";
   if (!llvm::sys::fs::is_directory(Dir))
-    return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "cannot write %s'%s': directory '%s' does not exist",
-                                   What.c_str(), Path.str().c_str(), Dir.c_str());
+    return llvm::createStringError(
+        std::errc::no_such_file_or_directory,
+        "cannot write %s'%s': directory '%s' does not exist", What.c_str(),
+        Path.str().c_str(), Dir.c_str());
   if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
-    return llvm::createStringError(std::errc::permission_denied,
-                                   "cannot write %s'%s': directory '%s' is not writable",
-                                   What.c_str(), Path.str().c_str(), Dir.c_str());
+    return llvm::createStringError(
+        std::errc::permission_denied,
+        "cannot write %s'%s': directory '%s' is not writable", What.c_str(),
+        Path.str().c_str(), Dir.c_str());
   return llvm::Error::success();
 }
 
@@ -84,8 +88,8 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
   int FD = -1;
   if (std::error_code EC = llvm::sys::fs::createUniqueFile(
           Dir + "/.skyline-%%%%%%.tmp", FD, Temp))
-    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
-                                   EC.message().c_str());
+    return llvm::createStringError(EC, "cannot write '%s': %s",
+                                   Path.str().c_str(), EC.message().c_str());
   {
     llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
     OS << Text;
@@ -93,13 +97,14 @@ llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
     if (OS.has_error()) {
       llvm::sys::fs::remove(Temp);
       return llvm::createStringError(OS.error(), "cannot write '%s': %s",
-                                     Path.str().c_str(), OS.error().message().c_str());
+                                     Path.str().c_str(),
+                                     OS.error().message().c_str());
     }
   }
   if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
     llvm::sys::fs::remove(Temp);
-    return llvm::createStringError(EC, "cannot write '%s': %s", Path.str().c_str(),
-                                   EC.message().c_str());
+    return llvm::createStringError(EC, "cannot write '%s': %s",
+                                   Path.str().c_str(), EC.message().c_str());
   }
   return llvm::Error::success();
 }

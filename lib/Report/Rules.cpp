@@ -13,43 +13,56 @@ llvm::ArrayRef<RuleInfo> ruleCatalog() {
   static const RuleInfo Rules[] = {
       {"skyline-batch-size",
        "The training batch size leaves throughput on the table",
-       "Iteration time grows about linearly with the batch size, so throughput rises toward "
-       "a limit and flattens. The suggested size is the smallest (rounded) whose predicted "
-       "throughput is within the slack of the best that fits in memory; the fix-it changes "
-       "the literal the batch size comes from. A note offers the learning rate scaled by the "
+       "Iteration time grows about linearly with the batch size, so throughput "
+       "rises toward "
+       "a limit and flattens. The suggested size is the smallest (rounded) "
+       "whose predicted "
+       "throughput is within the slack of the best that fits in memory; the "
+       "fix-it changes "
+       "the literal the batch size comes from. A note offers the learning rate "
+       "scaled by the "
        "linear scaling rule.",
        "docs/rules/skyline-batch-size.md"},
       {"skyline-memory-capacity",
        "The training batch size does not fit in memory, or only just",
-       "The measured or predicted peak memory at the declared batch size is over the "
-       "device's capacity less the margin (--memory-margin); the fix-it sets the largest "
+       "The measured or predicted peak memory at the declared batch size is "
+       "over the "
+       "device's capacity less the margin (--memory-margin); the fix-it sets "
+       "the largest "
        "batch size that fits.",
        "docs/rules/skyline-memory-capacity.md"},
-      {"skyline-hot-layer",
-       "A layer takes a large share of the iteration time",
-       "The layer's forward and backward time is above the share of the iteration time set "
-       "by --hot-layer-share; reported at the call site and the construction site.",
+      {"skyline-hot-layer", "A layer takes a large share of the iteration time",
+       "The layer's forward and backward time is above the share of the "
+       "iteration time set "
+       "by --hot-layer-share; reported at the call site and the construction "
+       "site.",
        "docs/rules/skyline-hot-layer.md"},
       {"skyline-memory-breakdown",
        "Peak memory by kind at the training batch size",
-       "Weights, gradients, optimizer state, activations and data at the peak of the "
-       "measured run at the declared batch size, and how activations grow per sample.",
+       "Weights, gradients, optimizer state, activations and data at the peak "
+       "of the "
+       "measured run at the declared batch size, and how activations grow per "
+       "sample.",
        "docs/rules/skyline-memory-breakdown.md"},
       {"skyline-throughput-regression",
        "Throughput dropped against the baseline",
-       "Throughput at the baseline's batch size is lower than the baseline's by more than "
-       "--max-throughput-drop, after repeated measurements and with the noise taken into "
+       "Throughput at the baseline's batch size is lower than the baseline's "
+       "by more than "
+       "--max-throughput-drop, after repeated measurements and with the noise "
+       "taken into "
        "account.",
        "docs/rules/skyline-throughput-regression.md"},
-      {"skyline-memory-regression",
-       "Peak memory grew against the baseline",
-       "Peak memory at the baseline's batch size is higher than the baseline's by more than "
+      {"skyline-memory-regression", "Peak memory grew against the baseline",
+       "Peak memory at the baseline's batch size is higher than the baseline's "
+       "by more than "
        "--max-memory-growth.",
        "docs/rules/skyline-memory-regression.md"},
       {"skyline-baseline-environment",
        "The baseline ran in a different environment",
-       "The baseline report was measured with another LibTorch version, device, thread "
-       "count or memory capacity; the gate still compares, but differences may come from the "
+       "The baseline report was measured with another LibTorch version, "
+       "device, thread "
+       "count or memory capacity; the gate still compares, but differences may "
+       "come from the "
        "environment rather than the code.",
        "docs/rules/skyline-baseline-environment.md"},
   };
@@ -100,7 +113,8 @@ namespace {
 
 /// Whether the comment after Marker (NOLINT or NOLINTNEXTLINE) in Line
 /// names Rule; a bare marker names every rule.
-bool markerSilences(llvm::StringRef Line, llvm::StringRef Marker, llvm::StringRef Rule) {
+bool markerSilences(llvm::StringRef Line, llvm::StringRef Marker,
+                    llvm::StringRef Rule) {
   for (size_t At = Line.find(Marker); At != llvm::StringRef::npos;
        At = Line.find(Marker, At + 1)) {
     llvm::StringRef Rest = Line.drop_front(At + Marker.size());
@@ -108,7 +122,8 @@ bool markerSilences(llvm::StringRef Line, llvm::StringRef Marker, llvm::StringRe
       continue;
     if (!Rest.starts_with("("))
       return true;
-    llvm::StringRef Names = Rest.drop_front().take_until([](char C) { return C == ')'; });
+    llvm::StringRef Names =
+        Rest.drop_front().take_until([](char C) { return C == ')'; });
     llvm::SmallVector<llvm::StringRef, 4> Parts;
     Names.split(Parts, ',');
     for (llvm::StringRef Name : Parts) {
@@ -123,7 +138,8 @@ bool markerSilences(llvm::StringRef Line, llvm::StringRef Marker, llvm::StringRe
 
 } // namespace
 
-bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine, llvm::StringRef Rule) {
+bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine,
+                llvm::StringRef Rule) {
   return markerSilences(Line, "NOLINT", Rule) ||
          markerSilences(PreviousLine, "NOLINTNEXTLINE", Rule);
 }
@@ -131,7 +147,8 @@ bool isSilenced(llvm::StringRef Line, llvm::StringRef PreviousLine, llvm::String
 std::vector<Finding> dropSilenced(std::vector<Finding> Findings) {
   llvm::StringMap<std::vector<llvm::StringRef>> Lines;
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Buffers;
-  auto LinesOf = [&](llvm::StringRef File) -> const std::vector<llvm::StringRef> & {
+  auto LinesOf =
+      [&](llvm::StringRef File) -> const std::vector<llvm::StringRef> & {
     auto It = Lines.find(File);
     if (It != Lines.end())
       return It->second;
@@ -154,9 +171,11 @@ std::vector<Finding> dropSilenced(std::vector<Finding> Findings) {
     if (F.Level != DiagLevel::Note)
       SilencedRule.clear();
     const std::vector<llvm::StringRef> &Text = LinesOf(F.At.File);
-    llvm::StringRef Line = F.At.Line && F.At.Line <= Text.size() ? Text[F.At.Line - 1] : "";
-    llvm::StringRef Previous =
-        F.At.Line > 1 && F.At.Line - 1 <= Text.size() ? Text[F.At.Line - 2] : "";
+    llvm::StringRef Line =
+        F.At.Line && F.At.Line <= Text.size() ? Text[F.At.Line - 1] : "";
+    llvm::StringRef Previous = F.At.Line > 1 && F.At.Line - 1 <= Text.size()
+                                   ? Text[F.At.Line - 2]
+                                   : "";
     if (!F.At.File.empty() && isSilenced(Line, Previous, F.Rule)) {
       if (F.Level != DiagLevel::Note)
         SilencedRule = F.Rule;

@@ -54,9 +54,10 @@ const MeasuredRun *shownRun(const Measurement &M, int64_t DeclaredBatchSize) {
 
 void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
   std::vector<LayerMeasure> Layers = Run.Layers;
-  std::stable_sort(Layers.begin(), Layers.end(), [](const auto &A, const auto &B) {
-    return A.ForwardMs + A.BackwardMs > B.ForwardMs + B.BackwardMs;
-  });
+  std::stable_sort(
+      Layers.begin(), Layers.end(), [](const auto &A, const auto &B) {
+        return A.ForwardMs + A.BackwardMs > B.ForwardMs + B.BackwardMs;
+      });
   if (Layers.empty())
     return;
   OS << "time by layer call at batch size " << Run.BatchSize
@@ -64,7 +65,8 @@ void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
      << "     forward    backward   activations   weights  layer\n";
   for (size_t I = 0; I < Layers.size() && I < 5; ++I) {
     const LayerMeasure &Layer = Layers[I];
-    OS << llvm::format("  %10.3f  %10.3f  %12s  %8s  ", Layer.ForwardMs, Layer.BackwardMs,
+    OS << llvm::format("  %10.3f  %10.3f  %12s  %8s  ", Layer.ForwardMs,
+                       Layer.BackwardMs,
                        formatBytes(Layer.ActivationBytes).c_str(),
                        formatBytes(Layer.WeightBytes).c_str())
        << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
@@ -76,14 +78,17 @@ void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
 
 } // namespace
 
-void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_ostream &OS) {
+void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
+                   llvm::raw_ostream &OS) {
   OS << "device: " << M.DeviceType;
-  if (!M.DeviceName.empty() && !llvm::StringRef(M.DeviceName).equals_insensitive(M.DeviceType))
+  if (!M.DeviceName.empty() &&
+      !llvm::StringRef(M.DeviceName).equals_insensitive(M.DeviceType))
     OS << " (" << M.DeviceName << ")";
   if (M.Threads > 0)
     OS << ", " << M.Threads << " threads";
   OS << ", memory capacity " << formatBytes(M.MemoryCapacityBytes) << "\n";
-  OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak memory\n";
+  OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak "
+        "memory\n";
   for (const MeasuredRun &Run : M.Runs) {
     if (Run.OutOfMemory) {
       OS << llvm::format("%10lld", (long long)Run.BatchSize)
@@ -93,9 +98,9 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_os
     std::string Time = llvm::formatv("{0:F2} ± {1:F2}", Run.IterationMs.Median,
                                      Run.IterationMs.Stddev)
                            .str();
-    OS << llvm::format("%10lld %10u %28s %12.1f %14s\n", (long long)Run.BatchSize,
-                       Run.Iterations, Time.c_str(), Run.Throughput,
-                       formatBytes(Run.PeakBytes).c_str());
+    OS << llvm::format("%10lld %10u %28s %12.1f %14s\n",
+                       (long long)Run.BatchSize, Run.Iterations, Time.c_str(),
+                       Run.Throughput, formatBytes(Run.PeakBytes).c_str());
   }
   if (const MeasuredRun *Run = shownRun(M, DeclaredBatchSize)) {
     if (!Run->Memory.empty()) {
@@ -118,12 +123,14 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize, llvm::raw_os
 
 void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
   auto PrintFit = [&](const char *What, const std::optional<LinearFit> &Fit,
-                      const std::string &Problem, const char *Unit, double Scale) {
+                      const std::string &Problem, const char *Unit,
+                      double Scale) {
     OS << What << ": ";
     if (Fit)
-      OS << llvm::formatv("{0:F4} + {1:F6} x batch size {2} (R² {3:F4}, {4} points)",
-                          Fit->Intercept / Scale, Fit->Slope / Scale, Unit, Fit->RSquared,
-                          Fit->Points);
+      OS << llvm::formatv(
+          "{0:F4} + {1:F6} x batch size {2} (R² {3:F4}, {4} points)",
+          Fit->Intercept / Scale, Fit->Slope / Scale, Unit, Fit->RSquared,
+          Fit->Points);
     if (!Problem.empty())
       OS << (Fit ? "; " : "") << "cannot predict: " << Problem;
     OS << "\n";
@@ -133,21 +140,27 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
   if (!A.Predictions.empty()) {
     OS << "predicted:\n batch size iteration ms    samples/s    peak memory\n";
     for (const Prediction &P : A.Predictions)
-      OS << llvm::format("%11lld %12.2f %12.1f %14s", (long long)P.BatchSize, P.IterationMs,
-                         P.Throughput, formatBytes(P.PeakBytes).c_str())
+      OS << llvm::format("%11lld %12.2f %12.1f %14s", (long long)P.BatchSize,
+                         P.IterationMs, P.Throughput,
+                         formatBytes(P.PeakBytes).c_str())
          << (P.Fits ? "" : "  (does not fit)")
          << (P.BatchSize == A.CurrentBatchSize ? "  current" : "")
-         << (A.Suggested && P.BatchSize == A.Suggested->BatchSize ? "  suggested" : "")
-         << (A.MaxBatchSize && P.BatchSize == *A.MaxBatchSize ? "  largest that fits" : "")
+         << (A.Suggested && P.BatchSize == A.Suggested->BatchSize
+                 ? "  suggested"
+                 : "")
+         << (A.MaxBatchSize && P.BatchSize == *A.MaxBatchSize
+                 ? "  largest that fits"
+                 : "")
          << (P.Extrapolated ? "  (extrapolated)" : "") << "\n";
   }
   if (A.MaxBatchSize)
-    OS << "largest batch size that fits: " << *A.MaxBatchSize << " (" << formatBytes(A.UsableBytes)
-       << " usable of " << formatBytes(A.CapacityBytes) << ")\n";
+    OS << "largest batch size that fits: " << *A.MaxBatchSize << " ("
+       << formatBytes(A.UsableBytes) << " usable of "
+       << formatBytes(A.CapacityBytes) << ")\n";
   if (A.Suggested)
     OS << "suggested batch size: " << A.Suggested->BatchSize << " ("
-       << formatShare(A.Suggested->Gain) << " more throughput than " << A.CurrentBatchSize
-       << ")\n";
+       << formatShare(A.Suggested->Gain) << " more throughput than "
+       << A.CurrentBatchSize << ")\n";
   else
     OS << "suggested batch size: none (" << A.NoSuggestionReason << ")\n";
 }
@@ -159,11 +172,12 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
        << (!A.TimeProblem.empty() ? A.TimeProblem : A.MemoryProblem) << "\n";
     return;
   }
-  OS << llvm::formatv("what if batch size {0}: iteration {1:F2} ms, {2:F1} samples/s, peak "
-                      "memory {3} ({4}){5}\n",
-                      BatchSize, P->IterationMs, P->Throughput, formatBytes(P->PeakBytes),
-                      P->Fits ? "fits" : "does not fit under " + formatBytes(A.UsableBytes),
-                      P->Extrapolated ? ", extrapolated beyond the sizes measured" : "");
+  OS << llvm::formatv(
+      "what if batch size {0}: iteration {1:F2} ms, {2:F1} samples/s, peak "
+      "memory {3} ({4}){5}\n",
+      BatchSize, P->IterationMs, P->Throughput, formatBytes(P->PeakBytes),
+      P->Fits ? "fits" : "does not fit under " + formatBytes(A.UsableBytes),
+      P->Extrapolated ? ", extrapolated beyond the sizes measured" : "");
 }
 
 //===----------------------------------------------------------------------===//
@@ -177,13 +191,16 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   Out << YAML::Key << "batch_size" << YAML::Value << Run.BatchSize;
   Out << YAML::Key << "oom" << YAML::Value << Run.OutOfMemory;
   Out << YAML::Key << "iterations" << YAML::Value << Run.Iterations;
-  Out << YAML::Key << "iteration_ms" << YAML::Value << YAML::Flow << YAML::BeginMap
-      << YAML::Key << "median" << YAML::Value << Run.IterationMs.Median << YAML::Key << "mean"
-      << YAML::Value << Run.IterationMs.Mean << YAML::Key << "stddev" << YAML::Value
-      << Run.IterationMs.Stddev << YAML::Key << "min" << YAML::Value << Run.IterationMs.Min
-      << YAML::Key << "max" << YAML::Value << Run.IterationMs.Max << YAML::EndMap;
+  Out << YAML::Key << "iteration_ms" << YAML::Value << YAML::Flow
+      << YAML::BeginMap << YAML::Key << "median" << YAML::Value
+      << Run.IterationMs.Median << YAML::Key << "mean" << YAML::Value
+      << Run.IterationMs.Mean << YAML::Key << "stddev" << YAML::Value
+      << Run.IterationMs.Stddev << YAML::Key << "min" << YAML::Value
+      << Run.IterationMs.Min << YAML::Key << "max" << YAML::Value
+      << Run.IterationMs.Max << YAML::EndMap;
   Out << YAML::Key << "throughput" << YAML::Value << Run.Throughput;
-  Out << YAML::Key << "time_split_ms" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << "time_split_ms" << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
   for (const auto &[Phase, Ms] : Run.TimeSplitMs)
     Out << YAML::Key << Phase << YAML::Value << Ms;
   Out << YAML::EndMap;
@@ -192,7 +209,8 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   for (const auto &[Kind, Bytes] : Run.Memory)
     Out << YAML::Key << Kind << YAML::Value << Bytes;
   Out << YAML::EndMap;
-  Out << YAML::Key << "peak_bytes_by_phase" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << "peak_bytes_by_phase" << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
   for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
     Out << YAML::Key << Phase << YAML::Value << Bytes;
   Out << YAML::EndMap;
@@ -208,7 +226,8 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
     Out << YAML::Key << "backward_ms" << YAML::Value << Layer.BackwardMs;
     if (Layer.GpuMs >= 0)
       Out << YAML::Key << "gpu_ms" << YAML::Value << Layer.GpuMs;
-    Out << YAML::Key << "activation_bytes" << YAML::Value << Layer.ActivationBytes;
+    Out << YAML::Key << "activation_bytes" << YAML::Value
+        << Layer.ActivationBytes;
     Out << YAML::Key << "weight_bytes" << YAML::Value << Layer.WeightBytes;
     Out << YAML::Key << "scope" << YAML::Value << Layer.Scope;
     Out << YAML::EndMap;
@@ -218,15 +237,16 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   Out << YAML::EndMap;
 }
 
-void emitFit(YAML::Emitter &Out, const char *Key, const std::optional<LinearFit> &Fit,
-             const std::string &Problem) {
+void emitFit(YAML::Emitter &Out, const char *Key,
+             const std::optional<LinearFit> &Fit, const std::string &Problem) {
   Out << YAML::Key << Key << YAML::Value << YAML::BeginMap;
   if (Fit) {
     Out << YAML::Key << "intercept" << YAML::Value << Fit->Intercept;
     Out << YAML::Key << "slope" << YAML::Value << Fit->Slope;
     Out << YAML::Key << "r_squared" << YAML::Value << Fit->RSquared;
     Out << YAML::Key << "points" << YAML::Value << Fit->Points;
-    Out << YAML::Key << "residuals" << YAML::Value << YAML::Flow << Fit->Residuals;
+    Out << YAML::Key << "residuals" << YAML::Value << YAML::Flow
+        << Fit->Residuals;
   }
   Out << YAML::Key << "can_predict" << YAML::Value << (Fit && Problem.empty());
   if (!Problem.empty())
@@ -278,8 +298,9 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
     emitPrediction(Out, A.Suggested->At);
     Out << YAML::EndMap;
   } else {
-    Out << YAML::BeginMap << YAML::Key << "batch_size" << YAML::Value << YAML::Null
-        << YAML::Key << "reason" << YAML::Value << A.NoSuggestionReason << YAML::EndMap;
+    Out << YAML::BeginMap << YAML::Key << "batch_size" << YAML::Value
+        << YAML::Null << YAML::Key << "reason" << YAML::Value
+        << A.NoSuggestionReason << YAML::EndMap;
   }
 }
 
@@ -293,28 +314,32 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   Out << YAML::Key << "schema_version" << YAML::Value << ReportSchemaVersion;
   Out << YAML::Key << "skyline_version" << YAML::Value << Report.SkylineVersion;
   if (const auto &Site = Report.Program.BatchSize) {
-    Out << YAML::Key << "batch_size" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    Out << YAML::Key << "batch_size" << YAML::Value << YAML::Flow
+        << YAML::BeginMap;
     Out << YAML::Key << "name" << YAML::Value << Site->Name;
     Out << YAML::Key << "value" << YAML::Value << Site->Value;
     Out << YAML::Key << "file" << YAML::Value << Site->Literal.File;
     Out << YAML::Key << "line" << YAML::Value << Site->Literal.Line;
     Out << YAML::EndMap;
   }
-  Out << YAML::Key << "environment" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << "environment" << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
   Out << YAML::Key << "torch_version" << YAML::Value << M.TorchVersion;
   Out << YAML::Key << "threads" << YAML::Value << M.Threads;
   Out << YAML::EndMap;
   Out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
   Out << YAML::Key << "type" << YAML::Value << M.DeviceType;
   Out << YAML::Key << "name" << YAML::Value << M.DeviceName;
-  Out << YAML::Key << "memory_capacity_bytes" << YAML::Value << M.MemoryCapacityBytes;
+  Out << YAML::Key << "memory_capacity_bytes" << YAML::Value
+      << M.MemoryCapacityBytes;
   Out << YAML::EndMap;
   Out << YAML::Key << "time" << YAML::Value << YAML::BeginMap;
   Out << YAML::Key << "build_seconds" << YAML::Value << Report.BuildSeconds;
   double RunSeconds = 0;
   for (const MeasuredRun &Run : M.Runs)
     RunSeconds += Run.WallSeconds;
-  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds << YAML::EndMap;
+  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds
+      << YAML::EndMap;
   Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
   for (const MeasuredRun &Run : M.Runs)
     emitRun(Out, Run);
@@ -325,14 +350,16 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   Out << YAML::EndSeq;
   if (Model)
     emitAnalysis(Out, *Model);
-  Out << YAML::Key << "program" << YAML::Value << YAML::Load(programModelToYAML(Report.Program));
+  Out << YAML::Key << "program" << YAML::Value;
+  emitProgramModel(Out, Report.Program);
   Out << YAML::EndMap;
   return std::string(Out.c_str()) + "\n";
 }
 
 namespace {
 
-template <typename T> T get(const YAML::Node &Node, const char *Key, T Default = T()) {
+template <typename T>
+T get(const YAML::Node &Node, const char *Key, T Default = T()) {
   return Node && Node[Key] && !Node[Key].IsNull() ? Node[Key].as<T>() : Default;
 }
 
@@ -347,15 +374,18 @@ MeasuredRun readRun(const YAML::Node &Node) {
                      get<double>(Ms, "max")};
   Run.Throughput = get<double>(Node, "throughput");
   Run.PeakBytes = get<int64_t>(Node, "peak_bytes");
-  for (const char *Phase : {"data", "forward", "backward", "optimizer", "other"})
+  for (const char *Phase :
+       {"data", "forward", "backward", "optimizer", "other"})
     if (Node["time_split_ms"] && Node["time_split_ms"][Phase])
-      Run.TimeSplitMs.push_back({Phase, Node["time_split_ms"][Phase].as<double>()});
-  for (const char *Kind : {"weights", "gradients", "optimizer_state", "activations", "data",
-                           "temporaries", "untracked"})
+      Run.TimeSplitMs.push_back(
+          {Phase, Node["time_split_ms"][Phase].as<double>()});
+  for (const char *Kind : {"weights", "gradients", "optimizer_state",
+                           "activations", "data", "temporaries", "untracked"})
     if (Node["memory"] && Node["memory"][Kind])
       Run.Memory.push_back({Kind, Node["memory"][Kind].as<int64_t>()});
   for (const auto &Phase : Node["peak_bytes_by_phase"])
-    Run.PeakBytesByPhase.push_back({Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
+    Run.PeakBytesByPhase.push_back(
+        {Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
   for (const YAML::Node &Row : Node["layers"]) {
     LayerMeasure Layer;
     Layer.Name = get<std::string>(Row, "name");
@@ -377,10 +407,11 @@ MeasuredRun readRun(const YAML::Node &Node) {
 }
 
 llvm::Error notAReport(llvm::StringRef Path, const std::string &Why) {
-  return llvm::createStringError(std::errc::invalid_argument,
-                                 "'%s' is not a skyline-check report: %s; write one with "
-                                 "--report=FILE",
-                                 Path.str().c_str(), Why.c_str());
+  return llvm::createStringError(
+      std::errc::invalid_argument,
+      "'%s' is not a skyline-check report: %s; write one with "
+      "--report=FILE",
+      Path.str().c_str(), Why.c_str());
 }
 
 } // namespace
@@ -390,9 +421,10 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
   try {
     Root = YAML::LoadFile(Path.str());
   } catch (const YAML::BadFile &) {
-    return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "cannot read report '%s': no such file or not readable",
-                                   Path.str().c_str());
+    return llvm::createStringError(
+        std::errc::no_such_file_or_directory,
+        "cannot read report '%s': no such file or not readable",
+        Path.str().c_str());
   } catch (const YAML::Exception &E) {
     return notAReport(Path, E.what());
   }
@@ -402,14 +434,16 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
     SavedReport Report;
     Report.SchemaVersion = Root["schema_version"].as<int>();
     if (Report.SchemaVersion < 1 || Report.SchemaVersion > ReportSchemaVersion)
-      return notAReport(Path, "schema_version " + std::to_string(Report.SchemaVersion) +
-                                  " is not one this skyline-check reads (1 to " +
-                                  std::to_string(ReportSchemaVersion) + ")");
+      return notAReport(
+          Path, "schema_version " + std::to_string(Report.SchemaVersion) +
+                    " is not one this skyline-check reads (1 to " +
+                    std::to_string(ReportSchemaVersion) + ")");
     Report.SkylineVersion = get<std::string>(Root, "skyline_version");
     Measurement &M = Report.Measured;
     M.DeviceType = get<std::string>(Root["device"], "type", "cpu");
     M.DeviceName = get<std::string>(Root["device"], "name");
-    M.MemoryCapacityBytes = get<int64_t>(Root["device"], "memory_capacity_bytes");
+    M.MemoryCapacityBytes =
+        get<int64_t>(Root["device"], "memory_capacity_bytes");
     M.TorchVersion = get<std::string>(Root["environment"], "torch_version");
     M.Threads = get<int>(Root["environment"], "threads");
     Report.BuildSeconds = get<double>(Root["time"], "build_seconds");
@@ -419,7 +453,8 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
       M.Problems.push_back(Problem.as<std::string>());
     if (Root["program"]) {
       std::string Error;
-      std::optional<ProgramModel> Program = programModelFromYAML(YAML::Dump(Root["program"]), Error);
+      std::optional<ProgramModel> Program =
+          programModelFromNode(Root["program"], Error);
       if (!Program)
         return notAReport(Path, "its program model: " + Error);
       Report.Program = std::move(*Program);

@@ -8,7 +8,8 @@
 namespace skyline {
 
 DiagnosticPrinter::DiagnosticPrinter(
-    llvm::raw_ostream &OS, std::function<std::string(llvm::StringRef)> DisplayPath)
+    llvm::raw_ostream &OS,
+    std::function<std::string(llvm::StringRef)> DisplayPath)
     : OS(OS), DisplayPath(std::move(DisplayPath)) {}
 
 DiagnosticPrinter::~DiagnosticPrinter() = default;
@@ -46,12 +47,12 @@ std::optional<std::string> DiagnosticPrinter::lineText(llvm::StringRef File,
   return Rest.take_until([](char C) { return C == '\n' || C == '\r'; }).str();
 }
 
-void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Line,
-                              unsigned Column, unsigned Length,
+void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File,
+                              unsigned Line, unsigned Column, unsigned Length,
                               llvm::StringRef Message, llvm::StringRef Rule,
                               std::optional<std::string> FixIt) {
-  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": " << diagLevelName(Level)
-     << ": " << Message;
+  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": "
+     << diagLevelName(Level) << ": " << Message;
   if (!Rule.empty())
     OS << " [" << Rule << "]";
   OS << "\n";
@@ -64,8 +65,8 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File, unsigned Li
   for (unsigned I = 0; I + 1 < Column && I < Text->size(); ++I)
     Indent += (*Text)[I] == '\t' ? '\t' : ' ';
   OS << Indent << "^";
-  unsigned Visible =
-      std::min<unsigned>(Length, Text->size() >= Column ? Text->size() - Column + 1 : 1);
+  unsigned Visible = std::min<unsigned>(
+      Length, Text->size() >= Column ? Text->size() - Column + 1 : 1);
   for (unsigned I = 1; I < Visible; ++I)
     OS << "~";
   OS << "\n";
@@ -82,14 +83,16 @@ void DiagnosticPrinter::print(const Finding &F) {
   if (!F.Edits.empty() && F.Edits.front().Range.File == F.At.File &&
       F.Edits.front().Range.Line == F.At.Line)
     FixIt = F.Edits.front().Text;
-  print(F.Level, F.At.File, F.At.Line, F.At.Column, F.At.Length, F.Message, F.Rule, FixIt);
+  print(F.Level, F.At.File, F.At.Line, F.At.Column, F.At.Length, F.Message,
+        F.Rule, FixIt);
 }
 
 void DiagnosticPrinter::printPlain(DiagLevel Level, llvm::StringRef Message) {
   OS << "skyline-check: " << diagLevelName(Level) << ": " << Message << "\n";
 }
 
-static std::string describeBatchSize(const BatchSizeSite &Site, const char *What) {
+static std::string describeBatchSize(const BatchSizeSite &Site,
+                                     const char *What) {
   std::string Text;
   llvm::raw_string_ostream S(Text);
   S << What << " batch size '" << Site.Name << "' = " << Site.Value << " ("
@@ -111,7 +114,8 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
                                               : "other"),
                   "skyline-batch-size");
   for (const ModuleSite &M : Model.Modules) {
-    std::string Message = "module '" + M.Name + "' (" + M.Type + ") constructed here";
+    std::string Message =
+        "module '" + M.Name + "' (" + M.Type + ") constructed here";
     if (size_t Colon = M.RegisteredAt.rfind(':'); Colon != std::string::npos)
       Message += ", registered at " +
                  Printer.displayPath(M.RegisteredAt.substr(0, Colon)) +
@@ -131,24 +135,26 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
     Message += ": ";
     for (size_t I = 0; I < Loop.Optimizers.size(); ++I)
       Message += (I ? ", " : "") + std::string("optimizer '") +
-                 Loop.Optimizers[I].Name + "' (" + Loop.Optimizers[I].Type + ")";
+                 Loop.Optimizers[I].Name + "' (" + Loop.Optimizers[I].Type +
+                 ")";
     if (Loop.Optimizers.empty())
       Message += "no optimizer variable found";
-    Message += "; " + std::to_string(Loop.ZeroGradCalls.size()) + " zero_grad, " +
-               std::to_string(Loop.BackwardCalls.size()) + " backward, " +
-               std::to_string(Loop.StepCalls.size()) + " step";
-    Printer.print(DiagLevel::Note, Loop.File, Loop.Line, Loop.Column, 1, Message,
-                  "skyline-training-loop");
+    Message += "; " + std::to_string(Loop.ZeroGradCalls.size()) +
+               " zero_grad, " + std::to_string(Loop.BackwardCalls.size()) +
+               " backward, " + std::to_string(Loop.StepCalls.size()) + " step";
+    Printer.print(DiagLevel::Note, Loop.File, Loop.Line, Loop.Column, 1,
+                  Message, "skyline-training-loop");
   }
   for (const std::string &Warning : Model.Warnings)
     Printer.printPlain(DiagLevel::Warning, Warning);
-  OS << Model.Modules.size() << " module" << (Model.Modules.size() == 1 ? "" : "s")
-     << ", " << Model.ModuleCalls.size() << " module call"
+  OS << Model.Modules.size() << " module"
+     << (Model.Modules.size() == 1 ? "" : "s") << ", "
+     << Model.ModuleCalls.size() << " module call"
      << (Model.ModuleCalls.size() == 1 ? "" : "s") << ", "
      << Model.TrainingLoops.size() << " training loop"
      << (Model.TrainingLoops.size() == 1 ? "" : "s") << " in "
-     << Model.Sources.size() << " source" << (Model.Sources.size() == 1 ? "" : "s")
-     << "\n";
+     << Model.Sources.size() << " source"
+     << (Model.Sources.size() == 1 ? "" : "s") << "\n";
 }
 
 } // namespace skyline

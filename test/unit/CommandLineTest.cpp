@@ -30,20 +30,21 @@ TEST(CommandLineTest, BuildPathBothSpellings) {
 }
 
 TEST(CommandLineTest, ArgumentsAfterDoubleDash) {
-  auto Parsed = parse({"a.cpp", "b.cpp", "--analyze-only", "--format=yaml", "--",
-                       "-std=c++17", "-Iinc"});
+  auto Parsed = parse({"a.cpp", "b.cpp", "--analyze-only", "--format=yaml",
+                       "--", "-std=c++17", "-Iinc"});
   auto *Options = std::get_if<CommandLineOptions>(&Parsed);
   ASSERT_TRUE(Options);
   EXPECT_EQ(Options->Sources, (std::vector<std::string>{"a.cpp", "b.cpp"}));
   EXPECT_TRUE(Options->AnalyzeOnly);
   EXPECT_EQ(Options->Format, OutputFormat::YAML);
   ASSERT_TRUE(Options->ExtraArgs);
-  EXPECT_EQ(*Options->ExtraArgs, (std::vector<std::string>{"-std=c++17", "-Iinc"}));
+  EXPECT_EQ(*Options->ExtraArgs,
+            (std::vector<std::string>{"-std=c++17", "-Iinc"}));
 }
 
 TEST(CommandLineTest, FixOptions) {
-  auto Parsed = parse({"a.cpp", "--set-batch-size", "128", "--export-fixes=f.yaml",
-                       "--batch-size-var=kBatch"});
+  auto Parsed = parse({"a.cpp", "--set-batch-size", "128",
+                       "--export-fixes=f.yaml", "--batch-size-var=kBatch"});
   auto *Options = std::get_if<CommandLineOptions>(&Parsed);
   ASSERT_TRUE(Options);
   EXPECT_EQ(Options->SetBatchSize, 128);
@@ -60,11 +61,13 @@ TEST(CommandLineTest, UsageErrors) {
       {{"a.cpp", "--format=json"}, "unknown --format 'json'"},
       {{"a.cpp", "--set-batch-size=0"}, "must be a positive integer"},
       {{"a.cpp", "--set-batch-size=abc"}, "set-batch-size"},
-      {{"a.cpp", "--analyze-only", "--export-fixes=f.yaml"}, "give --set-batch-size=N"},
+      {{"a.cpp", "--analyze-only", "--export-fixes=f.yaml"},
+       "give --set-batch-size=N"},
       {{"a.cpp", "--min-gain=5x"}, "--min-gain '5x' is not a percentage"},
       {{"a.cpp", "--memory-margin=100"}, "--memory-margin must be below 100%"},
       {{"a.cpp", "--gate-repeats=0"}, "--gate-repeats must be at least 1"},
-      {{"--from-report=r.yaml", "--analyze-only"}, "cannot go with --analyze-only"},
+      {{"--from-report=r.yaml", "--analyze-only"},
+       "cannot go with --analyze-only"},
       {{"a.cpp", "--no-such-option"}, "no-such-option"},
       {{"a.cpp", "-p"}, "build-path"},
   };
@@ -72,14 +75,16 @@ TEST(CommandLineTest, UsageErrors) {
     auto Parsed = parse(C.Args);
     auto *Error = std::get_if<UsageError>(&Parsed);
     ASSERT_TRUE(Error) << C.Message;
-    EXPECT_NE(Error->Message.find(C.Message), std::string::npos) << Error->Message;
+    EXPECT_NE(Error->Message.find(C.Message), std::string::npos)
+        << Error->Message;
   }
 }
 
 TEST(CommandLineTest, PercentagesAndModelOptions) {
-  auto Parsed = parse({"a.cpp", "--memory-margin=15%", "--throughput-slack", "2.5",
-                       "--round-to=16", "--what-if-batch-size=48", "--what-if-batch-size=96",
-                       "--max-memory-growth=1", "--scale-learning-rate"});
+  auto Parsed = parse({"a.cpp", "--memory-margin=15%", "--throughput-slack",
+                       "2.5", "--round-to=16", "--what-if-batch-size=48",
+                       "--what-if-batch-size=96", "--max-memory-growth=1",
+                       "--scale-learning-rate"});
   auto *Options = std::get_if<CommandLineOptions>(&Parsed);
   ASSERT_TRUE(Options);
   EXPECT_DOUBLE_EQ(Options->Rules.Model.MemoryMargin, 0.15);
@@ -100,7 +105,8 @@ TEST(CommandLineTest, ConfigFileDefaultsAndTheCommandLineWins) {
   std::string Config = Dir + "/.skyline.yaml";
   std::FILE *Out = std::fopen(Config.c_str(), "w");
   ASSERT_TRUE(Out);
-  std::fputs("round-to: 32\nhot-layer-share: 40\nrun-arg: [--epochs, \"1\"]\n", Out);
+  std::fputs("round-to: 32\nhot-layer-share: 40\nrun-arg: [--epochs, \"1\"]\n",
+             Out);
   std::fclose(Out);
   std::string Source = Dir + "/train.cpp";
   auto Parsed = parse({Source.c_str(), "--round-to=4"});
@@ -109,13 +115,15 @@ TEST(CommandLineTest, ConfigFileDefaultsAndTheCommandLineWins) {
   EXPECT_EQ(Options->ConfigFile, Config);
   EXPECT_EQ(Options->Rules.Model.RoundTo, 4) << "the command line wins";
   EXPECT_DOUBLE_EQ(Options->Rules.HotLayerShare, 0.40);
-  EXPECT_EQ(Options->Measure.RunArgs, (std::vector<std::string>{"--epochs", "1"}));
+  EXPECT_EQ(Options->Measure.RunArgs,
+            (std::vector<std::string>{"--epochs", "1"}));
 }
 
 TEST(CommandLineTest, HelpAndVersion) {
   auto Help = parse({"--help"});
   ASSERT_TRUE(std::get_if<HelpRequest>(&Help));
-  EXPECT_NE(std::get<HelpRequest>(Help).Text.find("--analyze-only"), std::string::npos);
+  EXPECT_NE(std::get<HelpRequest>(Help).Text.find("--analyze-only"),
+            std::string::npos);
   auto Version = parse({"--version"});
   ASSERT_TRUE(std::get_if<HelpRequest>(&Version));
   EXPECT_NE(std::get<HelpRequest>(Version).Text.find("skyline-check version"),

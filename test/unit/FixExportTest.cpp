@@ -21,7 +21,8 @@ BatchSizeSite site() {
 TEST(FixExportTest, BatchSizeFixReplacesTheLiteral) {
   Finding F = makeBatchSizeFix(site(), 128);
   EXPECT_EQ(F.Rule, "skyline-batch-size");
-  EXPECT_EQ(F.Message, "set the training batch size 'kTrainBatchSize' from 64 to 128");
+  EXPECT_EQ(F.Message,
+            "set the training batch size 'kTrainBatchSize' from 64 to 128");
   ASSERT_EQ(F.Edits.size(), 1u);
   EXPECT_EQ(F.Edits[0].Text, "128");
   EXPECT_EQ(F.Edits[0].Range.Offset, 52u);
@@ -29,9 +30,11 @@ TEST(FixExportTest, BatchSizeFixReplacesTheLiteral) {
 }
 
 TEST(FixExportTest, YAMLHasClangTidyShape) {
-  std::string Text = fixesToYAML("/src/train.cpp", {makeBatchSizeFix(site(), 128)});
+  std::string Text =
+      fixesToYAML("/src/train.cpp", {makeBatchSizeFix(site(), 128)});
   for (const char *Line :
-       {"MainSourceFile:  '/src/train.cpp'", "DiagnosticName:  skyline-batch-size",
+       {"MainSourceFile:  '/src/train.cpp'",
+        "DiagnosticName:  skyline-batch-size",
         "FilePath:        '/src/train.cpp'", "FileOffset:      52",
         "Offset:          52", "Length:          2", "ReplacementText: '128'",
         "Level:           Warning"})
@@ -56,9 +59,12 @@ TEST(FixExportTest, OptionalFixesOnlyOnRequestAndFindingsWithoutEditsNever) {
   EXPECT_EQ(Plain.find("skyline-hot-layer"), std::string::npos) << Plain;
   EXPECT_NE(Plain.find("ReplacementText: '128'"), std::string::npos) << Plain;
 
-  std::string WithRate = fixesToYAML("/src/train.cpp", All, /*IncludeOptional=*/true);
-  EXPECT_NE(WithRate.find("ReplacementText: '0.04'"), std::string::npos) << WithRate;
-  EXPECT_NE(WithRate.find("Offset:          200"), std::string::npos) << WithRate;
+  std::string WithRate =
+      fixesToYAML("/src/train.cpp", All, /*IncludeOptional=*/true);
+  EXPECT_NE(WithRate.find("ReplacementText: '0.04'"), std::string::npos)
+      << WithRate;
+  EXPECT_NE(WithRate.find("Offset:          200"), std::string::npos)
+      << WithRate;
 }
 
 TEST(FixExportTest, WriteFailsCleanlyInAMissingDirectory) {

@@ -5,8 +5,8 @@
 
 #include "skyline/Gate.h"
 
-#include "gtest/gtest.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 namespace skyline {
 namespace {
@@ -45,12 +45,14 @@ Measurement current(std::vector<MeasuredRun> Runs) {
 const SourceSpan At{"/src/train.cpp", 2, 28, 52, 2};
 
 TEST(GateTest, UnchangedProgramPasses) {
-  GateVerdict V = compareWithBaseline(baseline(), current({run(64, 10.1, 1000000)}), At, {});
+  GateVerdict V = compareWithBaseline(
+      baseline(), current({run(64, 10.1, 1000000)}), At, {});
   EXPECT_FALSE(V.Regressed);
   EXPECT_TRUE(V.Findings.empty());
   EXPECT_EQ(V.BatchSize, 64);
   EXPECT_NEAR(*V.ThroughputChange, 10.0 / 10.1 - 1, 1e-12);
-  EXPECT_NEAR(V.ThroughputNoise, 3 * std::sqrt(2.0) * 1.2533 * 0.2 / std::sqrt(8.0) / 10, 1e-3);
+  EXPECT_NEAR(V.ThroughputNoise,
+              3 * std::sqrt(2.0) * 1.2533 * 0.2 / std::sqrt(8.0) / 10, 1e-3);
   EXPECT_DOUBLE_EQ(*V.MemoryChange, 0.0);
 }
 
@@ -68,37 +70,46 @@ TEST(GateTest, ThroughputDropConfirmedByEveryRepeat) {
   EXPECT_EQ(V.Findings[0].Rule, "skyline-throughput-regression");
   EXPECT_EQ(V.Findings[0].Level, DiagLevel::Error);
   EXPECT_EQ(V.Findings[0].At.Line, 2u);
-  EXPECT_THAT(V.Findings[0].Message,
-              HasSubstr("throughput at batch size 64 dropped 15% against the baseline (6400.0 "
-                        "-> 5439.9 samples/s, best of 3 runs; allowed 10%, noise 3.5%)"));
+  EXPECT_THAT(
+      V.Findings[0].Message,
+      HasSubstr(
+          "throughput at batch size 64 dropped 15% against the baseline "
+          "(6400.0 "
+          "-> 5439.9 samples/s, best of 3 runs; allowed 10%, noise 3.5%)"));
 }
 
 TEST(GateTest, OneSlowRunAmongFastOnesIsNoise) {
   GateVerdict V = compareWithBaseline(
-      baseline(), current({run(64, 12.5, 1000000), run(64, 10.05, 1000000)}), At, {});
+      baseline(), current({run(64, 12.5, 1000000), run(64, 10.05, 1000000)}),
+      At, {});
   EXPECT_FALSE(V.Regressed);
   EXPECT_EQ(V.RunsCompared, 2u);
 }
 
 TEST(GateTest, DropBelowTheNoiseDoesNotCount) {
   GateOptions Loose;
-  Loose.MaxThroughputDrop = 0.01; // 2.9% slower passes 1% but not the 3.8% noise
-  GateVerdict V = compareWithBaseline(baseline(), current({run(64, 10.3, 1000000)}), At, Loose);
+  Loose.MaxThroughputDrop =
+      0.01; // 2.9% slower passes 1% but not the 3.8% noise
+  GateVerdict V = compareWithBaseline(
+      baseline(), current({run(64, 10.3, 1000000)}), At, Loose);
   EXPECT_FALSE(V.Regressed);
-  V = compareWithBaseline(baseline(), current({run(64, 10.6, 1000000)}), At, Loose);
+  V = compareWithBaseline(baseline(), current({run(64, 10.6, 1000000)}), At,
+                          Loose);
   EXPECT_TRUE(V.Regressed) << "5.7% is over both";
 }
 
 TEST(GateTest, MemoryGrowthIsGatedTightly) {
-  GateVerdict V = compareWithBaseline(baseline(), current({run(64, 10.0, 1015000)}), At, {});
+  GateVerdict V = compareWithBaseline(
+      baseline(), current({run(64, 10.0, 1015000)}), At, {});
   EXPECT_FALSE(V.Regressed) << "1.5% is within the default 2%";
-  V = compareWithBaseline(baseline(), current({run(64, 10.0, 1050000)}), At, {});
+  V = compareWithBaseline(baseline(), current({run(64, 10.0, 1050000)}), At,
+                          {});
   EXPECT_TRUE(V.Regressed);
   ASSERT_EQ(V.Findings.size(), 1u);
   EXPECT_EQ(V.Findings[0].Rule, "skyline-memory-regression");
-  EXPECT_EQ(V.Findings[0].Message,
-            "peak memory at batch size 64 grew 5.0% against the baseline (977 KiB -> 1.00 "
-            "MiB; allowed 2.0%)");
+  EXPECT_EQ(V.Findings[0].Message, "peak memory at batch size 64 grew 5.0% "
+                                   "against the baseline (977 KiB -> 1.00 "
+                                   "MiB; allowed 2.0%)");
 }
 
 TEST(GateTest, OutOfMemoryWhereTheBaselineFitIsARegression) {
@@ -108,7 +119,8 @@ TEST(GateTest, OutOfMemoryWhereTheBaselineFitIsARegression) {
   GateVerdict V = compareWithBaseline(baseline(), current({Oom}), At, {});
   EXPECT_TRUE(V.Regressed);
   ASSERT_EQ(V.Findings.size(), 1u);
-  EXPECT_THAT(V.Findings[0].Message, HasSubstr("batch size 64 now runs out of memory"));
+  EXPECT_THAT(V.Findings[0].Message,
+              HasSubstr("batch size 64 now runs out of memory"));
 }
 
 TEST(GateTest, EnvironmentMismatchIsAWarningOnly) {
@@ -122,18 +134,21 @@ TEST(GateTest, EnvironmentMismatchIsAWarningOnly) {
     EXPECT_EQ(F.Rule, "skyline-baseline-environment");
     EXPECT_EQ(F.Level, DiagLevel::Warning);
   }
-  EXPECT_THAT(V.Findings[0].Message, HasSubstr("LibTorch 2.11.0, this run with 1.13.1"));
+  EXPECT_THAT(V.Findings[0].Message,
+              HasSubstr("LibTorch 2.11.0, this run with 1.13.1"));
   EXPECT_THAT(V.Findings[1].Message, HasSubstr("threads 2, this run with 16"));
 }
 
 TEST(GateTest, TheBaselinesBatchSizeIsCompared) {
   SavedReport Base = baseline();
   EXPECT_EQ(*gateBatchSize(Base), 64);
-  Base.Program.BatchSize.reset(); // a schema-1 report without one: its first run that fit
+  Base.Program.BatchSize
+      .reset(); // a schema-1 report without one: its first run that fit
   Base.Measured.Runs.front().OutOfMemory = true;
   EXPECT_EQ(*gateBatchSize(Base), 128);
   // No run at the baseline's size: nothing compared, nothing failed.
-  GateVerdict V = compareWithBaseline(baseline(), current({run(32, 5.0, 500000)}), At, {});
+  GateVerdict V =
+      compareWithBaseline(baseline(), current({run(32, 5.0, 500000)}), At, {});
   EXPECT_FALSE(V.Regressed);
   EXPECT_FALSE(V.ThroughputChange);
 }

@@ -35,12 +35,15 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   {
     llvm::raw_fd_ostream Out(FD, true);
     Out << "schema_version: 1\nbatch_size: 64\noom: false\niterations: 8\n"
-           "iteration_ms: {median: 2.5000, mean: 2.6000, stddev: 0.1000, min: 2.4000, "
+           "iteration_ms: {median: 2.5000, mean: 2.6000, stddev: 0.1000, min: "
+           "2.4000, "
            "max: 2.9000}\nthroughput: 25600.000\npeak_bytes: 123456\n"
            "peak_bytes_by_phase:\n  construction: 100000\n  data: 23456\n"
-           "memory: {weights: 100000, gradients: 0, optimizer_state: 0, activations: 0, "
+           "memory: {weights: 100000, gradients: 0, optimizer_state: 0, "
+           "activations: 0, "
            "data: 23456, temporaries: 0, untracked: 0}\n"
-           "time_split_ms: {data: 0.1, forward: 1.0, backward: 1.2, optimizer: 0.2, "
+           "time_split_ms: {data: 0.1, forward: 1.0, backward: 1.2, optimizer: "
+           "0.2, "
            "other: 0.0}\n";
   }
   auto Run = readRunResult(Path);
@@ -54,9 +57,11 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   ASSERT_EQ(Run->PeakBytesByPhase.size(), 2u);
   EXPECT_EQ(Run->PeakBytesByPhase[1].first, "data");
   ASSERT_EQ(Run->TimeSplitMs.size(), 5u);
-  EXPECT_EQ(Run->TimeSplitMs[2], (std::pair<std::string, double>("backward", 1.2)));
+  EXPECT_EQ(Run->TimeSplitMs[2],
+            (std::pair<std::string, double>("backward", 1.2)));
   ASSERT_EQ(Run->Memory.size(), 7u);
-  EXPECT_EQ(Run->Memory[0], (std::pair<std::string, int64_t>("weights", 100000)));
+  EXPECT_EQ(Run->Memory[0],
+            (std::pair<std::string, int64_t>("weights", 100000)));
   llvm::sys::fs::remove(Path);
 
   auto Missing = readRunResult("/nonexistent/result.yaml");

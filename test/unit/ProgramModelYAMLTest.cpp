@@ -25,18 +25,23 @@ ProgramModel sampleModel() {
   Site.Role = BatchSizeRole::Eval;
   Site.Value = 1000;
   Model.OtherBatchSizes.push_back(Site);
-  Model.Modules.push_back({"conv1", "torch::nn::Conv2d", "1, 10, 5", "", "/src/net.h",
-                           12, 9, "/src/net.h:14"});
-  Model.Modules.push_back({"layer.0", "torch::nn::Linear", "2, 3", "layer", "/src/net.h",
-                           20, 9, ""});
+  Model.Modules.push_back({"conv1", "torch::nn::Conv2d", "1, 10, 5", "",
+                           "/src/net.h", 12, 9, "/src/net.h:14"});
+  Model.Modules.push_back({"layer.0", "torch::nn::Linear", "2, 3", "layer",
+                           "/src/net.h", 20, 9, ""});
   Model.ModuleCalls.push_back({"conv1", "/src/net.h", 30, 5, 400, 20, false});
   TrainingLoop Loop;
   Loop.File = "/src/train.cpp";
   Loop.Line = 40;
   Loop.Column = 3;
   Loop.Function = "train";
-  OptimizerSite Opt{"optimizer", "torch::optim::SGD", "/src/train.cpp", 35, 950,
-                    SourceSpan{"/src/train.cpp", 35, 60, 900, 4}, "0.01"};
+  OptimizerSite Opt{"optimizer",
+                    "torch::optim::SGD",
+                    "/src/train.cpp",
+                    35,
+                    950,
+                    SourceSpan{"/src/train.cpp", 35, 60, 900, 4},
+                    "0.01"};
   Loop.Optimizers.push_back(Opt);
   Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5, 1000, 15});
   Loop.StepCalls.push_back({"/src/train.cpp", 45, 5, 1020, 16});
@@ -61,10 +66,11 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
   std::string Text = programModelToYAML(sampleModel());
-  for (const char *Key : {"schema_version: 1", "batch_size:", "other_batch_sizes:",
-                          "modules:", "module_calls:", "training_loop:",
-                          "registered_at: /src/net.h:14", "kind: namespace-constant",
-                          "step_calls:", "backward_calls:", "optimizers:"})
+  for (const char *Key :
+       {"schema_version: 1", "batch_size:", "other_batch_sizes:", "modules:",
+        "module_calls:", "training_loop:", "registered_at: /src/net.h:14",
+        "kind: namespace-constant",
+        "step_calls:", "backward_calls:", "optimizers:"})
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
 

@@ -4,8 +4,8 @@
 
 #include "skyline/Rules.h"
 
-#include "gtest/gtest.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 #include <fstream>
 
@@ -14,12 +14,13 @@ namespace {
 
 using ::testing::HasSubstr;
 
-const char *const Source = "#include <torch/torch.h>\n"                        // 1
-                           "const int64_t kBatchSize = 16;\n"                  // 2
-                           "torch::optim::SGD opt(p, torch::optim::SGDOptions(0.01));\n" // 3
-                           "x = fc1(x); // NOLINT(skyline-hot-layer)\n"        // 4
-                           "y = fc2(y);\n"                                     // 5
-                           "torch::nn::Linear fc2{8, 8};\n";                   // 6
+const char *const Source =
+    "#include <torch/torch.h>\n"                                  // 1
+    "const int64_t kBatchSize = 16;\n"                            // 2
+    "torch::optim::SGD opt(p, torch::optim::SGDOptions(0.01));\n" // 3
+    "x = fc1(x); // NOLINT(skyline-hot-layer)\n"                  // 4
+    "y = fc2(y);\n"                                               // 5
+    "torch::nn::Linear fc2{8, 8};\n";                             // 6
 
 std::string writeSource() {
   std::string Path = ::testing::TempDir() + "rules-train.cpp";
@@ -35,8 +36,12 @@ MeasuredRun runAt(int64_t BatchSize) {
   Run.IterationMs = {Ms, Ms, 0.01, Ms, Ms};
   Run.Throughput = BatchSize / Ms * 1000;
   Run.PeakBytes = 1000000 + 10000 * BatchSize;
-  Run.Memory = {{"weights", 200000}, {"gradients", 200000}, {"optimizer_state", 0},
-                {"activations", 10000 * BatchSize}, {"data", 0}, {"temporaries", 0},
+  Run.Memory = {{"weights", 200000},
+                {"gradients", 200000},
+                {"optimizer_state", 0},
+                {"activations", 10000 * BatchSize},
+                {"data", 0},
+                {"temporaries", 0},
                 {"untracked", 600000}};
   return Run;
 }
@@ -62,16 +67,20 @@ struct Fixture {
     Optimizer.LearningRateText = "0.01";
     Loop.Optimizers.push_back(Optimizer);
     Program.TrainingLoops.push_back(Loop);
-    Program.Modules.push_back({"fc2", "torch::nn::Linear", "8, 8", "", File, 6, 19, ""});
+    Program.Modules.push_back(
+        {"fc2", "torch::nn::Linear", "8, 8", "", File, 6, 19, ""});
     Program.ModuleCalls.push_back({"fc2", File, 5, 5, 0, 7, false, false});
     Measured.MemoryCapacityBytes = 4000000;
     for (int64_t Size : {int64_t(16), int64_t(32), int64_t(64)})
       Measured.Runs.push_back(runAt(Size));
     MeasuredRun &First = Measured.Runs.front();
     // At 16 an iteration is 3.6 ms: fc1 takes 2/3.6 = 56%, fc2 0.8/3.6 = 22%.
-    First.Layers.push_back({0, "fc1", "torch::nn::Linear", File, 4, 1.0, 1.0, -1, 0, 0});
-    First.Layers.push_back({1, "fc2", "torch::nn::Linear", File, 5, 0.5, 0.3, -1, 0, 0});
-    First.Layers.push_back({2, "fc3", "torch::nn::Linear", File, 5, 0.3, 0.3, -1, 0, 0});
+    First.Layers.push_back(
+        {0, "fc1", "torch::nn::Linear", File, 4, 1.0, 1.0, -1, 0, 0});
+    First.Layers.push_back(
+        {1, "fc2", "torch::nn::Linear", File, 5, 0.5, 0.3, -1, 0, 0});
+    First.Layers.push_back(
+        {2, "fc3", "torch::nn::Linear", File, 5, 0.3, 0.3, -1, 0, 0});
   }
 
   std::vector<Finding> run() {
@@ -80,7 +89,8 @@ struct Fixture {
   }
 };
 
-std::vector<const Finding *> byRule(const std::vector<Finding> &All, llvm::StringRef Rule) {
+std::vector<const Finding *> byRule(const std::vector<Finding> &All,
+                                    llvm::StringRef Rule) {
   std::vector<const Finding *> Found;
   for (const Finding &F : All)
     if (F.Rule == Rule)
@@ -98,9 +108,12 @@ TEST(RulesTest, BatchSizeSuggestionWithItsFixAndTheScaledRate) {
   const Finding &Size = *Found[0];
   EXPECT_EQ(Size.Level, DiagLevel::Warning);
   EXPECT_EQ(Size.At.Line, 2u);
-  EXPECT_THAT(Size.Message, HasSubstr("batch size 16 is below the throughput knee: 152 is "
-                                      "predicted to train 99% faster (4444 -> 8837 samples/s)"));
-  EXPECT_THAT(Size.Message, HasSubstr("2.40 MiB peak memory of 3.43 MiB usable"));
+  EXPECT_THAT(
+      Size.Message,
+      HasSubstr("batch size 16 is below the throughput knee: 152 is "
+                "predicted to train 99% faster (4444 -> 8837 samples/s)"));
+  EXPECT_THAT(Size.Message,
+              HasSubstr("2.40 MiB peak memory of 3.43 MiB usable"));
   ASSERT_EQ(Size.Edits.size(), 1u);
   EXPECT_EQ(Size.Edits[0].Text, "152");
   EXPECT_EQ(Size.Edits[0].Range.Offset, 52u);
@@ -127,13 +140,17 @@ TEST(RulesTest, MemoryCapacityWithinTheMarginGetsTheSuggestedSize) {
   std::vector<Finding> All = F.run();
   auto Found = byRule(All, "skyline-memory-capacity");
   ASSERT_EQ(Found.size(), 1u);
-  EXPECT_THAT(Found[0]->Message,
-              HasSubstr("batch size 300 only just fits: its predicted peak memory of 3.81 MiB "
-                        "is within the 10% margin of the 3.81 MiB capacity; 152 fits (the "
-                        "largest predicted to fit is 260)"));
+  EXPECT_THAT(
+      Found[0]->Message,
+      HasSubstr(
+          "batch size 300 only just fits: its predicted peak memory of 3.81 "
+          "MiB "
+          "is within the 10% margin of the 3.81 MiB capacity; 152 fits (the "
+          "largest predicted to fit is 260)"));
   ASSERT_EQ(Found[0]->Edits.size(), 1u);
   EXPECT_EQ(Found[0]->Edits[0].Text, "152");
-  EXPECT_TRUE(byRule(All, "skyline-batch-size").empty()) << "one fix for one literal";
+  EXPECT_TRUE(byRule(All, "skyline-batch-size").empty())
+      << "one fix for one literal";
 }
 
 TEST(RulesTest, MemoryCapacityWhenTheDeclaredSizeRanOutOfMemory) {
@@ -158,9 +175,11 @@ TEST(RulesTest, HotLayersAtTheCallAndTheConstructionButNotWhereSilenced) {
   EXPECT_EQ(Found[0]->Level, DiagLevel::Warning);
   EXPECT_EQ(Found[0]->At.Line, 5u);
   EXPECT_EQ(Found[0]->At.Column, 5u);
-  EXPECT_THAT(Found[0]->Message,
-              HasSubstr("layer 'fc2' (torch::nn::Linear) takes 22% of the iteration time at "
-                        "batch size 16: forward 0.50 ms, backward 0.30 ms of 3.60 ms"));
+  EXPECT_THAT(
+      Found[0]->Message,
+      HasSubstr(
+          "layer 'fc2' (torch::nn::Linear) takes 22% of the iteration time at "
+          "batch size 16: forward 0.50 ms, backward 0.30 ms of 3.60 ms"));
   EXPECT_EQ(Found[1]->Level, DiagLevel::Note);
   EXPECT_EQ(Found[1]->At.Line, 6u);
   EXPECT_EQ(Found[1]->Message, "'fc2' is constructed here with 8, 8");
@@ -176,18 +195,25 @@ TEST(RulesTest, MemoryBreakdownNoteAddsThePerSampleCost) {
   ASSERT_EQ(Found.size(), 1u);
   EXPECT_EQ(Found[0]->Level, DiagLevel::Note);
   EXPECT_EQ(Found[0]->At.Line, 2u);
-  EXPECT_EQ(Found[0]->Message,
-            "peak memory at batch size 16 is 1.11 MiB: weights 195 KiB, gradients 195 KiB, "
-            "activations 156 KiB, untracked 586 KiB; each sample adds 9.77 KiB");
+  EXPECT_EQ(
+      Found[0]->Message,
+      "peak memory at batch size 16 is 1.11 MiB: weights 195 KiB, gradients "
+      "195 KiB, "
+      "activations 156 KiB, untracked 586 KiB; each sample adds 9.77 KiB");
 }
 
 TEST(RulesTest, NolintSpellings) {
   EXPECT_TRUE(isSilenced("x(); // NOLINT", "", "skyline-hot-layer"));
-  EXPECT_TRUE(isSilenced("x(); // NOLINT(skyline-hot-layer)", "", "skyline-hot-layer"));
-  EXPECT_TRUE(isSilenced("x(); // NOLINT(bugprone-x, skyline-*)", "", "skyline-hot-layer"));
-  EXPECT_FALSE(isSilenced("x(); // NOLINT(skyline-batch-size)", "", "skyline-hot-layer"));
-  EXPECT_TRUE(isSilenced("x();", "// NOLINTNEXTLINE(skyline-hot-layer)", "skyline-hot-layer"));
-  EXPECT_FALSE(isSilenced("x();", "// NOLINT(skyline-hot-layer)", "skyline-hot-layer"))
+  EXPECT_TRUE(
+      isSilenced("x(); // NOLINT(skyline-hot-layer)", "", "skyline-hot-layer"));
+  EXPECT_TRUE(isSilenced("x(); // NOLINT(bugprone-x, skyline-*)", "",
+                         "skyline-hot-layer"));
+  EXPECT_FALSE(isSilenced("x(); // NOLINT(skyline-batch-size)", "",
+                          "skyline-hot-layer"));
+  EXPECT_TRUE(isSilenced("x();", "// NOLINTNEXTLINE(skyline-hot-layer)",
+                         "skyline-hot-layer"));
+  EXPECT_FALSE(
+      isSilenced("x();", "// NOLINT(skyline-hot-layer)", "skyline-hot-layer"))
       << "NOLINT is for its own line only";
   EXPECT_FALSE(isSilenced("x(); // NOLINTNEXTLINE", "", "skyline-hot-layer"))
       << "NOLINTNEXTLINE is for the next line only";
@@ -198,11 +224,13 @@ TEST(RulesTest, EveryRuleIsInTheCatalogWithADocsPage) {
     const RuleInfo *Info = findRule(R->id());
     ASSERT_NE(Info, nullptr) << R->id().str();
     EXPECT_EQ(Info->DocsPage, ("docs/rules/" + R->id() + ".md").str());
-    EXPECT_TRUE(std::ifstream(SKYLINE_SOURCE_DIR "/" + Info->DocsPage.str()).good())
+    EXPECT_TRUE(
+        std::ifstream(SKYLINE_SOURCE_DIR "/" + Info->DocsPage.str()).good())
         << Info->DocsPage.str();
   }
   for (const RuleInfo &Info : ruleCatalog())
-    EXPECT_TRUE(std::ifstream(SKYLINE_SOURCE_DIR "/" + Info.DocsPage.str()).good())
+    EXPECT_TRUE(
+        std::ifstream(SKYLINE_SOURCE_DIR "/" + Info.DocsPage.str()).good())
         << Info.DocsPage.str();
 }
 

@@ -3,8 +3,8 @@
 
 #include "skyline/RunReport.h"
 
-#include "gtest/gtest.h"
 #include "gmock/gmock.h"
+#include "gtest/gtest.h"
 
 #include <fstream>
 #include <sstream>
@@ -38,8 +38,8 @@ SavedReport sample() {
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
     Run.PeakBytesByPhase = {{"construction", 4198400}};
-    Run.Layers.push_back({3, "fc", "torch::nn::Linear", "/src/train.cpp", 9, 0.75, 1.25, -1,
-                          4096 * Size, 4198400});
+    Run.Layers.push_back({3, "fc", "torch::nn::Linear", "/src/train.cpp", 9,
+                          0.75, 1.25, -1, 4096 * Size, 4198400});
     M.Runs.push_back(Run);
   }
   MeasuredRun Oom;
@@ -82,8 +82,9 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(Layer.WeightBytes, 4198400);
   EXPECT_EQ(M.Runs[0].Memory, Written.Measured.Runs[0].Memory);
   // What the Model stage concluded is in the file for other readers.
-  for (const char *Key : {"\nfits:", "  iteration_ms:", "r_squared: 1", "\npredictions:",
-                          "\nsuggestion:", "max_batch_size:", "\nprogram:"})
+  for (const char *Key :
+       {"\nfits:", "  iteration_ms:", "r_squared: 1",
+        "\npredictions:", "\nsuggestion:", "max_batch_size:", "\nprogram:"})
     EXPECT_THAT(Text, HasSubstr(Key));
   // Predictions from the file are the same as from the measurement.
   Analysis Again = analyze(M, 32, ModelOptions());
@@ -94,21 +95,27 @@ TEST(RunReportTest, ClearErrors) {
   auto Missing = readReport("/no/such/report.yaml");
   ASSERT_FALSE(bool(Missing));
   EXPECT_EQ(llvm::toString(Missing.takeError()),
-            "cannot read report '/no/such/report.yaml': no such file or not readable");
+            "cannot read report '/no/such/report.yaml': no such file or not "
+            "readable");
 
   auto NotAReport = readReport(writeTemp("not-a-report.yaml", "just: text\n"));
   ASSERT_FALSE(bool(NotAReport));
-  EXPECT_THAT(llvm::toString(NotAReport.takeError()),
-              HasSubstr("is not a skyline-check report: no schema_version or runs"));
+  EXPECT_THAT(
+      llvm::toString(NotAReport.takeError()),
+      HasSubstr("is not a skyline-check report: no schema_version or runs"));
 
-  auto Future = readReport(writeTemp("future.yaml", "schema_version: 99\nruns: []\n"));
+  auto Future =
+      readReport(writeTemp("future.yaml", "schema_version: 99\nruns: []\n"));
   ASSERT_FALSE(bool(Future));
-  EXPECT_THAT(llvm::toString(Future.takeError()),
-              HasSubstr("schema_version 99 is not one this skyline-check reads (1 to 2)"));
+  EXPECT_THAT(
+      llvm::toString(Future.takeError()),
+      HasSubstr(
+          "schema_version 99 is not one this skyline-check reads (1 to 2)"));
 
   auto Broken = readReport(writeTemp("broken.yaml", "schema_version: [\n"));
   ASSERT_FALSE(bool(Broken));
-  EXPECT_THAT(llvm::toString(Broken.takeError()), HasSubstr("is not a skyline-check report"));
+  EXPECT_THAT(llvm::toString(Broken.takeError()),
+              HasSubstr("is not a skyline-check report"));
 }
 
 TEST(RunReportTest, WhatIfSaysWhetherItFits) {
@@ -118,8 +125,10 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
   llvm::raw_string_ostream OS(Text);
   printWhatIf(Model, 48, OS);
   // 2 + 0.1 x 48 = 6.8 ms; 48 / 6.8 ms = 7058.8 samples/s; 1e6 + 5000 x 48.
-  EXPECT_EQ(OS.str(), "what if batch size 48: iteration 6.80 ms, 7058.8 samples/s, peak memory "
-                      "1.18 MiB (fits)\n");
+  EXPECT_EQ(
+      OS.str(),
+      "what if batch size 48: iteration 6.80 ms, 7058.8 samples/s, peak memory "
+      "1.18 MiB (fits)\n");
 }
 
 } // namespace

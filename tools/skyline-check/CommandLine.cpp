@@ -25,97 +25,116 @@ namespace skyline {
 namespace {
 
 const char *const Usage =
-    "USAGE: skyline-check [options] <source>... [-p <build-dir>] [-- <compiler args>]\n"
+    "USAGE: skyline-check [options] <source>... [-p <build-dir>] [-- <compiler "
+    "args>]\n"
     "\n"
     "Finds the training batch size, the layers and the training loop of a\n"
     "LibTorch (PyTorch C++) program, as a compiler would.\n"
     "\n"
-    "Compile commands come from compile_commands.json in -p <build-dir> or in a\n"
+    "Compile commands come from compile_commands.json in -p <build-dir> or in "
+    "a\n"
     "directory above the first source, or from the flags after --; without\n"
     "either, the LibTorch headers skyline-check was built with are used.\n";
 
 po::options_description describeOptions() {
   po::options_description Options("OPTIONS");
-  Options.add_options()
-      ("help,h", "print this help and exit")
-      ("version", "print the version and exit")
-      ("build-path,p", po::value<std::string>()->value_name("DIR"),
-       "build directory with compile_commands.json")
-      ("analyze-only", "run the static phase only and print what it found")
-      ("format", po::value<std::string>()->default_value("text")->value_name("FMT"),
-       "output format: text (clang-style notes) or yaml (docs/program-model.md)")
-      ("set-batch-size", po::value<int64_t>()->value_name("N"),
-       "make a fix-it that sets the training batch size to N")
-      ("export-fixes", po::value<std::string>()->value_name("FILE"),
-       "write fix-its as YAML for clang-apply-replacements")
-      ("batch-size-var", po::value<std::string>()->value_name("NAME"),
-       "the variable, field (Struct::field) or macro that holds the training "
-       "batch size, when it cannot be found from its uses");
-  po::options_description Measure("MEASUREMENT OPTIONS (without --analyze-only)");
-  Measure.add_options()
-      ("work-dir", po::value<std::string>()->value_name("DIR"),
-       "where the instrumented copy, its build and the run logs go "
-       "(default: <build dir>/skyline-work, else ./skyline-work)")
-      ("torch-dir", po::value<std::string>()->value_name("DIR"),
-       "LibTorch's CMake directory (default: Torch_DIR of the build dir's "
-       "CMakeCache.txt, else the one skyline-check was built with)")
-      ("link-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
-       "an extra library or linker flag for the instrumented program (repeatable)")
-      ("memory-budget", po::value<std::string>()->default_value("4GiB")->value_name("SIZE"),
-       "CPU memory a run may hold, like 512MiB or 8GiB; crossing it is an out-of-memory")
-      ("max-runs", po::value<unsigned>()->default_value(4)->value_name("N"),
-       "batch sizes to try: the declared one, then doubling toward the budget")
-      ("warmup", po::value<unsigned>()->default_value(2)->value_name("N"),
-       "iterations run before measuring")
-      ("iterations", po::value<unsigned>()->default_value(8)->value_name("N"),
-       "iterations measured per run")
-      ("run-timeout", po::value<unsigned>()->default_value(300)->value_name("SECONDS"),
-       "a run still going after this is stopped and reported")
-      ("run-dir", po::value<std::string>()->value_name("DIR"),
-       "the directory runs start in (default: the current one)")
-      ("run-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
-       "an argument for the program (repeatable)")
-      ("device", po::value<std::string>()->default_value("auto")->value_name("DEV"),
-       "auto, cpu (hides GPUs from the program) or cuda")
-      ("report", po::value<std::string>()->value_name("FILE"),
-       "write the runs, fits, predictions and suggestion as YAML (docs/report.md)");
-  po::options_description Model("PREDICTION AND SUGGESTION OPTIONS (percent: 10 or 10%)");
-  Model.add_options()
-      ("memory-margin", po::value<std::string>()->default_value("10")->value_name("P"),
-       "memory kept free: a size fits when its peak is under the capacity less P%")
-      ("round-to", po::value<int64_t>()->default_value(8)->value_name("N"),
-       "suggested batch sizes are multiples of N")
-      ("throughput-slack", po::value<std::string>()->default_value("5")->value_name("P"),
-       "suggest the smallest size within P% of the best throughput that fits")
-      ("min-gain", po::value<std::string>()->default_value("5")->value_name("P"),
-       "suggest a new size only when it is predicted at least P% faster")
-      ("hot-layer-share", po::value<std::string>()->default_value("20")->value_name("P"),
-       "skyline-hot-layer reports layers taking at least P% of an iteration")
-      ("what-if-batch-size", po::value<std::vector<int64_t>>()->value_name("N"),
-       "print predicted time, throughput and memory at batch size N (repeatable)")
-      ("scale-learning-rate",
-       "export the learning-rate fix-it (linear scaling) along with the batch size's");
+  Options.add_options()("help,h", "print this help and exit")(
+      "version", "print the version and exit")(
+      "build-path,p", po::value<std::string>()->value_name("DIR"),
+      "build directory with compile_commands.json")(
+      "analyze-only", "run the static phase only and print what it found")(
+      "format",
+      po::value<std::string>()->default_value("text")->value_name("FMT"),
+      "output format: text (clang-style notes) or yaml "
+      "(docs/program-model.md)")(
+      "set-batch-size", po::value<int64_t>()->value_name("N"),
+      "make a fix-it that sets the training batch size to N")(
+      "export-fixes", po::value<std::string>()->value_name("FILE"),
+      "write fix-its as YAML for clang-apply-replacements")(
+      "batch-size-var", po::value<std::string>()->value_name("NAME"),
+      "the variable, field (Struct::field) or macro that holds the training "
+      "batch size, when it cannot be found from its uses");
+  po::options_description Measure(
+      "MEASUREMENT OPTIONS (without --analyze-only)");
+  Measure.add_options()(
+      "work-dir", po::value<std::string>()->value_name("DIR"),
+      "where the instrumented copy, its build and the run logs go "
+      "(default: <build dir>/skyline-work, else ./skyline-work)")(
+      "torch-dir", po::value<std::string>()->value_name("DIR"),
+      "LibTorch's CMake directory (default: Torch_DIR of the build dir's "
+      "CMakeCache.txt, else the one skyline-check was built with)")(
+      "link-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
+      "an extra library or linker flag for the instrumented program "
+      "(repeatable)")(
+      "memory-budget",
+      po::value<std::string>()->default_value("4GiB")->value_name("SIZE"),
+      "CPU memory a run may hold, like 512MiB or 8GiB; crossing it is an "
+      "out-of-memory")(
+      "max-runs", po::value<unsigned>()->default_value(4)->value_name("N"),
+      "batch sizes to try: the declared one, then doubling toward the budget")(
+      "warmup", po::value<unsigned>()->default_value(2)->value_name("N"),
+      "iterations run before measuring")(
+      "iterations", po::value<unsigned>()->default_value(8)->value_name("N"),
+      "iterations measured per run")(
+      "run-timeout",
+      po::value<unsigned>()->default_value(300)->value_name("SECONDS"),
+      "a run still going after this is stopped and reported")(
+      "run-dir", po::value<std::string>()->value_name("DIR"),
+      "the directory runs start in (default: the current one)")(
+      "run-arg", po::value<std::vector<std::string>>()->value_name("ARG"),
+      "an argument for the program (repeatable)")(
+      "device",
+      po::value<std::string>()->default_value("auto")->value_name("DEV"),
+      "auto, cpu (hides GPUs from the program) or cuda")(
+      "report", po::value<std::string>()->value_name("FILE"),
+      "write the runs, fits, predictions and suggestion as YAML "
+      "(docs/report.md)");
+  po::options_description Model(
+      "PREDICTION AND SUGGESTION OPTIONS (percent: 10 or 10%)");
+  Model.add_options()(
+      "memory-margin",
+      po::value<std::string>()->default_value("10")->value_name("P"),
+      "memory kept free: a size fits when its peak is under the capacity less "
+      "P%")("round-to", po::value<int64_t>()->default_value(8)->value_name("N"),
+            "suggested batch sizes are multiples of N")(
+      "throughput-slack",
+      po::value<std::string>()->default_value("5")->value_name("P"),
+      "suggest the smallest size within P% of the best throughput that fits")(
+      "min-gain", po::value<std::string>()->default_value("5")->value_name("P"),
+      "suggest a new size only when it is predicted at least P% faster")(
+      "hot-layer-share",
+      po::value<std::string>()->default_value("20")->value_name("P"),
+      "skyline-hot-layer reports layers taking at least P% of an iteration")(
+      "what-if-batch-size", po::value<std::vector<int64_t>>()->value_name("N"),
+      "print predicted time, throughput and memory at batch size N "
+      "(repeatable)")("scale-learning-rate",
+                      "export the learning-rate fix-it (linear scaling) along "
+                      "with the batch size's");
   po::options_description Outputs("OUTPUT AND CI OPTIONS");
-  Outputs.add_options()
-      ("sarif", po::value<std::string>()->value_name("FILE"),
-       "write the findings as SARIF 2.1.0 (docs/sarif.md)")
-      ("source-root", po::value<std::string>()->value_name("DIR"),
-       "SARIF URIs are relative to DIR (default: the git top level, else the current "
-       "directory)")
-      ("html", po::value<std::string>()->value_name("FILE"),
-       "write a self-contained HTML page with charts (docs/html-report.md)")
-      ("from-report", po::value<std::string>()->value_name("FILE"),
-       "answer from a saved --report: no build and no runs; sources are optional")
-      ("baseline", po::value<std::string>()->value_name("FILE"),
-       "gate against an earlier --report: exit 3 on a regression (docs/ci.md)")
-      ("max-throughput-drop", po::value<std::string>()->default_value("10")->value_name("P"),
-       "the gate fails when throughput drops more than P% (and more than the noise)")
-      ("max-memory-growth", po::value<std::string>()->default_value("2")->value_name("P"),
-       "the gate fails when peak memory grows more than P%")
-      ("gate-repeats", po::value<unsigned>()->default_value(3)->value_name("N"),
-       "runs at the baseline's batch size before a throughput drop counts")
-      ("config", po::value<std::string>()->value_name("FILE"),
-       "option defaults (default: the nearest .skyline.yaml above the first source)");
+  Outputs.add_options()("sarif", po::value<std::string>()->value_name("FILE"),
+                        "write the findings as SARIF 2.1.0 (docs/sarif.md)")(
+      "source-root", po::value<std::string>()->value_name("DIR"),
+      "SARIF URIs are relative to DIR (default: the git top level, else the "
+      "current "
+      "directory)")(
+      "html", po::value<std::string>()->value_name("FILE"),
+      "write a self-contained HTML page with charts (docs/html-report.md)")(
+      "from-report", po::value<std::string>()->value_name("FILE"),
+      "answer from a saved --report: no build and no runs; sources are "
+      "optional")(
+      "baseline", po::value<std::string>()->value_name("FILE"),
+      "gate against an earlier --report: exit 3 on a regression (docs/ci.md)")(
+      "max-throughput-drop",
+      po::value<std::string>()->default_value("10")->value_name("P"),
+      "the gate fails when throughput drops more than P% (and more than the "
+      "noise)")("max-memory-growth",
+                po::value<std::string>()->default_value("2")->value_name("P"),
+                "the gate fails when peak memory grows more than P%")(
+      "gate-repeats", po::value<unsigned>()->default_value(3)->value_name("N"),
+      "runs at the baseline's batch size before a throughput drop counts")(
+      "config", po::value<std::string>()->value_name("FILE"),
+      "option defaults (default: the nearest .skyline.yaml above the first "
+      "source)");
   Options.add(Measure).add(Model).add(Outputs);
   return Options;
 }
@@ -136,7 +155,8 @@ std::optional<double> parsePercent(const std::string &Text) {
 std::string findConfigFile(llvm::StringRef Start) {
   llvm::SmallString<256> Dir(Start);
   llvm::sys::fs::make_absolute(Dir);
-  for (llvm::StringRef D = Dir; !D.empty(); D = llvm::sys::path::parent_path(D)) {
+  for (llvm::StringRef D = Dir; !D.empty();
+       D = llvm::sys::path::parent_path(D)) {
     llvm::SmallString<256> Candidate(D);
     llvm::sys::path::append(Candidate, ".skyline.yaml");
     if (llvm::sys::fs::is_regular_file(Candidate))
@@ -161,7 +181,8 @@ configArguments(const std::string &Path, const po::options_description &Known,
   if (Root.IsNull())
     return Args;
   if (!Root.IsMap()) {
-    Error = "config file '" + Path + "' must be a mapping of option names to values";
+    Error = "config file '" + Path +
+            "' must be a mapping of option names to values";
     return std::nullopt;
   }
   for (const auto &Entry : Root) {
@@ -231,7 +252,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   else if (!Values.count("help") && !Values.count("version"))
     ConfigFile = findConfigFile(
         Values.count("source")
-            ? llvm::sys::path::parent_path(Values["source"].as<std::vector<std::string>>().front())
+            ? llvm::sys::path::parent_path(
+                  Values["source"].as<std::vector<std::string>>().front())
                   .str()
             : ".");
   if (!ConfigFile.empty()) {
@@ -249,7 +271,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
                     .run(),
                 Values);
     } catch (const po::error &E) {
-      return UsageError{std::string(E.what()) + " (in config file '" + ConfigFile + "')"};
+      return UsageError{std::string(E.what()) + " (in config file '" +
+                        ConfigFile + "')"};
     }
   }
   try {
@@ -271,8 +294,9 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   CommandLineOptions Options;
   if (Values.count("source"))
     Options.Sources = Values["source"].as<std::vector<std::string>>();
-  Options.FromReport = Values.count("from-report") ? Values["from-report"].as<std::string>()
-                                                    : std::string();
+  Options.FromReport = Values.count("from-report")
+                           ? Values["from-report"].as<std::string>()
+                           : std::string();
   Options.ConfigFile = ConfigFile;
   if (Options.Sources.empty() && Options.FromReport.empty())
     return UsageError{"no source files given"};
@@ -286,7 +310,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   if (Format == "yaml")
     Options.Format = OutputFormat::YAML;
   else if (Format != "text")
-    return UsageError{"unknown --format '" + Format + "' (expected text or yaml)"};
+    return UsageError{"unknown --format '" + Format +
+                      "' (expected text or yaml)"};
   if (Values.count("set-batch-size")) {
     Options.SetBatchSize = Values["set-batch-size"].as<int64_t>();
     if (*Options.SetBatchSize <= 0)
@@ -295,7 +320,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   if (Values.count("export-fixes")) {
     Options.ExportFixes = Values["export-fixes"].as<std::string>();
     if (!Options.SetBatchSize && Options.AnalyzeOnly)
-      return UsageError{"--export-fixes needs a fix to export: give --set-batch-size=N"};
+      return UsageError{
+          "--export-fixes needs a fix to export: give --set-batch-size=N"};
   }
   if (Values.count("batch-size-var"))
     Options.BatchSizeVar = Values["batch-size-var"].as<std::string>();
@@ -330,23 +356,27 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   else if (Device == "cuda")
     Measure.Device = DeviceChoice::CUDA;
   else if (Device != "auto")
-    return UsageError{"unknown --device '" + Device + "' (expected auto, cpu or cuda)"};
+    return UsageError{"unknown --device '" + Device +
+                      "' (expected auto, cpu or cuda)"};
 
-  auto Percent = [&](const char *Name, double &Into) -> std::optional<UsageError> {
+  auto Percent = [&](const char *Name,
+                     double &Into) -> std::optional<UsageError> {
     std::optional<double> Value = parsePercent(Values[Name].as<std::string>());
     if (!Value)
-      return UsageError{std::string("--") + Name + " '" + Values[Name].as<std::string>() +
+      return UsageError{std::string("--") + Name + " '" +
+                        Values[Name].as<std::string>() +
                         "' is not a percentage from 0 to 100 (like 10 or 10%)"};
     Into = *Value;
     return std::nullopt;
   };
   ModelOptions &Model = Options.Rules.Model;
-  for (auto [Name, Into] : {std::pair<const char *, double *>{"memory-margin", &Model.MemoryMargin},
-                            {"throughput-slack", &Model.ThroughputSlack},
-                            {"min-gain", &Model.MinGain},
-                            {"hot-layer-share", &Options.Rules.HotLayerShare},
-                            {"max-throughput-drop", &Options.Gate.MaxThroughputDrop},
-                            {"max-memory-growth", &Options.Gate.MaxMemoryGrowth}})
+  for (auto [Name, Into] :
+       {std::pair<const char *, double *>{"memory-margin", &Model.MemoryMargin},
+        {"throughput-slack", &Model.ThroughputSlack},
+        {"min-gain", &Model.MinGain},
+        {"hot-layer-share", &Options.Rules.HotLayerShare},
+        {"max-throughput-drop", &Options.Gate.MaxThroughputDrop},
+        {"max-memory-growth", &Options.Gate.MaxMemoryGrowth}})
     if (auto Error = Percent(Name, *Into))
       return *Error;
   if (Model.MemoryMargin >= 1)
@@ -358,7 +388,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   if (Options.Gate.Repeats == 0)
     return UsageError{"--gate-repeats must be at least 1"};
   if (Values.count("what-if-batch-size"))
-    for (int64_t Size : Values["what-if-batch-size"].as<std::vector<int64_t>>()) {
+    for (int64_t Size :
+         Values["what-if-batch-size"].as<std::vector<int64_t>>()) {
       if (Size <= 0)
         return UsageError{"--what-if-batch-size must be a positive integer"};
       Options.WhatIfBatchSizes.push_back(Size);
@@ -369,12 +400,15 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   Options.Html = Text("html");
   Options.Baseline = Text("baseline");
   if (!Options.FromReport.empty() && Options.AnalyzeOnly)
-    return UsageError{"--from-report answers from measurements; it cannot go with --analyze-only"};
+    return UsageError{"--from-report answers from measurements; it cannot go "
+                      "with --analyze-only"};
   if (Options.AnalyzeOnly)
-    for (const char *Name : {"sarif", "html", "baseline", "report", "what-if-batch-size"})
+    for (const char *Name :
+         {"sarif", "html", "baseline", "report", "what-if-batch-size"})
       if (Values.count(Name))
-        return UsageError{std::string("--") + Name +
-                          " needs measurements: drop --analyze-only, or use --from-report"};
+        return UsageError{
+            std::string("--") + Name +
+            " needs measurements: drop --analyze-only, or use --from-report"};
   return Options;
 }
 

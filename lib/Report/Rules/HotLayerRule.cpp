@@ -19,13 +19,15 @@ class HotLayerRule : public Rule {
 public:
   llvm::StringRef id() const override { return "skyline-hot-layer"; }
 
-  void check(const RuleContext &Context, std::vector<Finding> &Out) const override {
+  void check(const RuleContext &Context,
+             std::vector<Finding> &Out) const override {
     const MeasuredRun *Run = Context.currentRun();
     if (!Run || Run->IterationMs.Mean <= 0)
       return;
     std::vector<const LayerMeasure *> Hot;
     for (const LayerMeasure &Layer : Run->Layers)
-      if (!Layer.Name.empty() && share(*Run, Layer) >= Context.Options.HotLayerShare)
+      if (!Layer.Name.empty() &&
+          share(*Run, Layer) >= Context.Options.HotLayerShare)
         Hot.push_back(&Layer);
     std::stable_sort(Hot.begin(), Hot.end(), [&](const auto *A, const auto *B) {
       return share(*Run, *A) > share(*Run, *B);
@@ -39,18 +41,19 @@ private:
     return (Layer.ForwardMs + Layer.BackwardMs) / Run.IterationMs.Mean;
   }
 
-  void report(const RuleContext &Context, const MeasuredRun &Run, const LayerMeasure &Layer,
-              std::vector<Finding> &Out) const {
+  void report(const RuleContext &Context, const MeasuredRun &Run,
+              const LayerMeasure &Layer, std::vector<Finding> &Out) const {
     Finding Call;
     Call.Rule = std::string(id());
     Call.Level = DiagLevel::Warning;
     Call.At = callSite(Context.Program, Layer);
     std::string Type = Layer.Type.empty() ? "" : " (" + Layer.Type + ")";
     Call.Message =
-        llvm::formatv("layer '{0}'{1} takes {2} of the iteration time at batch size {3}: "
-                      "forward {4:F2} ms, backward {5:F2} ms of {6:F2} ms",
-                      Layer.Name, Type, formatShare(share(Run, Layer)), Run.BatchSize,
-                      Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Mean)
+        llvm::formatv(
+            "layer '{0}'{1} takes {2} of the iteration time at batch size {3}: "
+            "forward {4:F2} ms, backward {5:F2} ms of {6:F2} ms",
+            Layer.Name, Type, formatShare(share(Run, Layer)), Run.BatchSize,
+            Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Mean)
             .str();
     Out.push_back(std::move(Call));
     for (const ModuleSite &Module : Context.Program.Modules) {
@@ -60,17 +63,20 @@ private:
       Construction.Rule = std::string(id());
       Construction.Level = DiagLevel::Note;
       Construction.At = {Module.File, Module.Line, Module.Column, 0, 1};
-      Construction.Message = "'" + Layer.Name + "' is constructed here" +
-                             (Module.Options.empty() ? "" : " with " + Module.Options);
+      Construction.Message =
+          "'" + Layer.Name + "' is constructed here" +
+          (Module.Options.empty() ? "" : " with " + Module.Options);
       Out.push_back(std::move(Construction));
       break;
     }
   }
 
   /// The call's own range when the model knows it; else the line alone.
-  static SourceSpan callSite(const ProgramModel &Program, const LayerMeasure &Layer) {
+  static SourceSpan callSite(const ProgramModel &Program,
+                             const LayerMeasure &Layer) {
     for (const ModuleCall &Call : Program.ModuleCalls)
-      if (Call.Name == Layer.Name && Call.Line == Layer.Line && Call.File == Layer.File)
+      if (Call.Name == Layer.Name && Call.Line == Layer.Line &&
+          Call.File == Layer.File)
         return {Call.File, Call.Line, Call.Column, Call.Offset, Call.Length};
     return {Layer.File, Layer.Line, 1, 0, 1};
   }
@@ -78,6 +84,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Rule> createHotLayerRule() { return std::make_unique<HotLayerRule>(); }
+std::unique_ptr<Rule> createHotLayerRule() {
+  return std::make_unique<HotLayerRule>();
+}
 
 } // namespace skyline

@@ -18,25 +18,30 @@ class MemoryBreakdownRule : public Rule {
 public:
   llvm::StringRef id() const override { return "skyline-memory-breakdown"; }
 
-  void check(const RuleContext &Context, std::vector<Finding> &Out) const override {
+  void check(const RuleContext &Context,
+             std::vector<Finding> &Out) const override {
     const MeasuredRun *Run = Context.currentRun();
     if (!Run || Run->Memory.empty())
       return;
     std::string Kinds;
     for (const auto &[Kind, Bytes] : Run->Memory)
       if (Bytes > 0)
-        Kinds += (Kinds.empty() ? "" : ", ") + readable(Kind) + " " + formatBytes(Bytes);
+        Kinds += (Kinds.empty() ? "" : ", ") + readable(Kind) + " " +
+                 formatBytes(Bytes);
     Finding F;
     F.Rule = std::string(id());
     F.Level = DiagLevel::Note;
     F.At = Context.Program.BatchSize->Literal;
-    F.Message = llvm::formatv("peak memory at batch size {0} is {1}: {2}", Run->BatchSize,
-                              formatBytes(Run->PeakBytes), Kinds)
-                    .str();
-    if (const Analysis &Model = Context.Model; Model.PeakBytes && Model.canPredictMemory())
-      F.Message += llvm::formatv("; each sample adds {0}",
-                                 formatBytes(int64_t(Model.PeakBytes->Slope + 0.5)))
-                       .str();
+    F.Message =
+        llvm::formatv("peak memory at batch size {0} is {1}: {2}",
+                      Run->BatchSize, formatBytes(Run->PeakBytes), Kinds)
+            .str();
+    if (const Analysis &Model = Context.Model;
+        Model.PeakBytes && Model.canPredictMemory())
+      F.Message +=
+          llvm::formatv("; each sample adds {0}",
+                        formatBytes(int64_t(Model.PeakBytes->Slope + 0.5)))
+              .str();
     Out.push_back(std::move(F));
   }
 

@@ -20,7 +20,8 @@ class MemoryCapacityRule : public Rule {
 public:
   llvm::StringRef id() const override { return "skyline-memory-capacity"; }
 
-  void check(const RuleContext &Context, std::vector<Finding> &Out) const override {
+  void check(const RuleContext &Context,
+             std::vector<Finding> &Out) const override {
     const BatchSizeSite &Site = *Context.Program.BatchSize;
     const Analysis &Model = Context.Model;
     std::string Problem = describeProblem(Context, Site.Value);
@@ -40,7 +41,8 @@ public:
     if (Target) {
       F.Message += llvm::formatv("; {0} fits", *Target).str();
       if (Model.MaxBatchSize)
-        F.Message += llvm::formatv(" (the largest predicted to fit is {0})", *Model.MaxBatchSize)
+        F.Message += llvm::formatv(" (the largest predicted to fit is {0})",
+                                   *Model.MaxBatchSize)
                          .str();
       F.Edits = makeBatchSizeFix(Site, *Target).Edits;
     }
@@ -48,18 +50,21 @@ public:
   }
 
 private:
-  static std::string describeProblem(const RuleContext &Context, int64_t BatchSize) {
+  static std::string describeProblem(const RuleContext &Context,
+                                     int64_t BatchSize) {
     const Analysis &Model = Context.Model;
     for (const MeasuredRun &Run : Context.Measured.Runs)
       if (Run.BatchSize == BatchSize && Run.OutOfMemory)
-        return llvm::formatv("batch size {0} ran out of memory: a run needs more than the {1} "
+        return llvm::formatv("batch size {0} ran out of memory: a run needs "
+                             "more than the {1} "
                              "{2} capacity",
                              BatchSize, formatBytes(Model.CapacityBytes),
                              Context.Measured.DeviceType)
             .str();
     int64_t Peak = 0;
     const char *How = "measured";
-    if (const MeasuredRun *Run = Context.currentRun(); Run && Run->BatchSize == BatchSize)
+    if (const MeasuredRun *Run = Context.currentRun();
+        Run && Run->BatchSize == BatchSize)
       Peak = Run->PeakBytes;
     else if (Model.Current) {
       Peak = Model.Current->PeakBytes;
@@ -68,11 +73,14 @@ private:
     if (Peak <= Model.UsableBytes || Model.UsableBytes <= 0)
       return "";
     if (Peak > Model.CapacityBytes)
-      return llvm::formatv("batch size {0} does not fit: its {1} peak memory of {2} is over the "
+      return llvm::formatv("batch size {0} does not fit: its {1} peak memory "
+                           "of {2} is over the "
                            "{3} capacity",
-                           BatchSize, How, formatBytes(Peak), formatBytes(Model.CapacityBytes))
+                           BatchSize, How, formatBytes(Peak),
+                           formatBytes(Model.CapacityBytes))
           .str();
-    return llvm::formatv("batch size {0} only just fits: its {1} peak memory of {2} is within "
+    return llvm::formatv("batch size {0} only just fits: its {1} peak memory "
+                         "of {2} is within "
                          "the {3} margin of the {4} capacity",
                          BatchSize, How, formatBytes(Peak),
                          formatShare(Context.Options.Model.MemoryMargin),
