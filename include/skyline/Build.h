@@ -12,10 +12,12 @@
 #ifndef SKYLINE_BUILD_H
 #define SKYLINE_BUILD_H
 
+#include "skyline/CMakeFileAPI.h"
 #include "skyline/Instrument.h"
 
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,11 @@ struct BuildOptions {
   std::string TorchDir;  // --torch-dir; empty: the build dir's, else ours
   std::string BuildPath; // -p: its CMakeCache.txt and CMake File API reply
   std::vector<std::string> LinkArgs;
+  /// The user's target when the caller has read it already (the driver does,
+  /// to find the program's other sources); else read here.
+  std::optional<CMakeTarget> Target;
+  /// Why the caller could not read it: then it is not tried again.
+  std::string NoTargetReason;
 };
 
 struct BuiltProgram {

@@ -69,6 +69,12 @@ llvm::Expected<CMakeTarget>
 readTargetWithSource(llvm::StringRef IndexFile,
                      llvm::ArrayRef<std::string> Sources);
 
+/// The C++ sources Target compiles beyond Given, in the target's order: the
+/// rest of the program when only its main source was named. Other languages
+/// are left to the note on what the target does that the copy does not.
+std::vector<std::string> otherSources(const CMakeTarget &Target,
+                                      llvm::ArrayRef<std::string> Given);
+
 /// All of it: writes the query, re-configures BuildDir when it has no fresh
 /// reply (saying so on Progress, the output in LogPath), and reads the
 /// target. Fails when BuildDir is not a CMake build dir, CMake fails or no

@@ -171,6 +171,11 @@ llvm::Expected<CMakeTarget>
 userTarget(const BuildOptions &Options,
            const std::vector<std::string> &Originals,
            llvm::raw_ostream &Progress) {
+  if (Options.Target)
+    return *Options.Target;
+  if (!Options.NoTargetReason.empty())
+    return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                   Options.NoTargetReason.c_str());
   if (Options.BuildPath.empty())
     return llvm::createStringError(std::errc::invalid_argument,
                                    "no build dir given (-p)");
@@ -293,8 +298,10 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
     return Link.takeError();
 
   std::vector<std::string> Sources = Program.Sources;
-  for (const char *Runtime : {"MemoryTracker.cpp", "Runtime.cpp",
-                              "RunResult.cpp", "TensorAccounting.cpp"})
+  for (const char *Runtime :
+       {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp",
+        "TensorAccounting.cpp", "GpuActivity.cpp", "Cupti.cpp",
+        "CudaSupport.cpp"})
     Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime);
   llvm::append_range(Sources, Link->Objects);
   std::string Project;
@@ -317,6 +324,13 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   Out << "target_compile_options(skyline_instrumented PRIVATE -include "
          "skyline/runtime/Runtime.h)\n";
   writeLink(Out, *Link, Options.LinkArgs);
+  // The runtime's CUDA side (c10/cuda) only against a LibTorch with CUDA;
+  // CUPTI is opened with dlopen at run time.
+  Out << "if(TORCH_CUDA_LIBRARIES)\n"
+      << "  target_compile_definitions(skyline_instrumented PRIVATE "
+         "SKYLINE_WITH_CUDA)\n"
+      << "endif()\n"
+      << "target_link_libraries(skyline_instrumented ${CMAKE_DL_LIBS})\n";
   Out << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
       << Flags.Standard << ")\n";
 

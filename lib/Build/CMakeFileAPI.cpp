@@ -304,6 +304,9 @@ public:
     }
   }
 
+  /// Whether Source is one of the program's sources.
+  bool holds(const std::string &Source) const { return count({Source}) != 0; }
+
   /// How many of the program's sources a target's sources hold.
   unsigned count(const std::vector<std::string> &Compiled) const {
     std::vector<bool> Found(Keys.size());
@@ -424,6 +427,21 @@ readTargetWithSource(llvm::StringRef IndexFile,
   readLink(*BestObject, *Model, Best);
   readDependencies(*BestObject, *Model, Best);
   return Best;
+}
+
+std::vector<std::string> otherSources(const CMakeTarget &Target,
+                                      llvm::ArrayRef<std::string> Given) {
+  static const llvm::StringRef CXXExtensions[] = {".cpp", ".cc", ".cxx", ".c++",
+                                                  ".C"};
+  SourceMatcher Program(Given);
+  std::vector<std::string> Others;
+  for (const std::string &Source : Target.Sources) {
+    bool IsCXX =
+        llvm::is_contained(CXXExtensions, llvm::sys::path::extension(Source));
+    if (IsCXX && !Program.holds(Source) && !llvm::is_contained(Others, Source))
+      Others.push_back(Source);
+  }
+  return Others;
 }
 
 llvm::Expected<CMakeTarget> loadCMakeTarget(llvm::StringRef BuildDir,

@@ -39,6 +39,15 @@ public:
       Given.try_emplace(Absolute, Source);
     }
   }
+  /// A source the user did not name: shown relative to the current
+  /// directory when it is below it.
+  void addFound(llvm::StringRef Absolute) {
+    llvm::SmallString<256> Current;
+    llvm::sys::fs::current_path(Current);
+    llvm::StringRef Shown = Absolute;
+    if (Shown.consume_front(Current) && Shown.consume_front("/"))
+      Given.try_emplace(Absolute, Shown.str());
+  }
   std::string operator()(llvm::StringRef Path) const {
     auto It = Given.find(Path);
     return It == Given.end() ? Path.str() : It->second;
@@ -155,6 +164,10 @@ llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable,
     return Measured;
   MeasureOptions One = Options;
   One.MaxRuns = 1;
+  // The gate compares throughput and peak, which a timing run gives; each
+  // repeat gets the share of the budget a size of the sweep gets.
+  One.Breakdown = BreakdownRuns::None;
+  One.TimeBudgetSeconds = Options.TimeBudgetSeconds / Options.MaxRuns;
   auto RanAt = [&](int64_t Size) {
     return std::any_of(
         Measured->Runs.begin(), Measured->Runs.end(),
@@ -174,11 +187,60 @@ llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable,
   return Measured;
 }
 
+/// The sources to analyze, the given ones first, and the user's CMake target
+/// when the File API names one.
+struct ProgramSources {
+  std::vector<std::string> Sources;
+  std::optional<CMakeTarget> Target;
+  std::string NoTargetReason;
+};
+
+/// For the dynamic phase, the rest of the user's target joins the given
+/// sources: a program split over several .cpp files then builds whole (and
+/// its layers there are measured) when only the main source was named. The
+/// static phase analyzes what it is given, as clang-tidy does.
+ProgramSources programSources(const CommandLineOptions &Options,
+                              PathDisplay &Display,
+                              DiagnosticPrinter &ErrPrinter) {
+  ProgramSources Program{Options.Sources, std::nullopt, ""};
+  if (Options.AnalyzeOnly || Options.BuildPath.empty())
+    return Program;
+  std::vector<std::string> Absolute;
+  for (const std::string &Source : Options.Sources)
+    Absolute.push_back(absolutePathIn(".", Source));
+  std::string WorkDir = defaultWorkDir(Options);
+  llvm::sys::fs::create_directories(WorkDir);
+  auto Target = loadCMakeTarget(Options.BuildPath, Absolute,
+                                WorkDir + "/fileapi.log", llvm::errs());
+  if (!Target) {
+    Program.NoTargetReason = llvm::toString(Target.takeError());
+    return Program;
+  }
+  std::vector<std::string> Others = otherSources(*Target, Absolute);
+  Program.Target = std::move(*Target);
+  if (Others.empty())
+    return Program;
+  std::string Shown;
+  for (const std::string &Other : Others) {
+    Display.addFound(Other);
+    Shown += (Shown.empty() ? "" : ", ") + Display(Other);
+  }
+  ErrPrinter.printPlain(
+      DiagLevel::Note,
+      "target '" + Program.Target->Name + "' of " + Options.BuildPath +
+          " also compiles " + Shown + ": analyzing and instrumenting " +
+          (Others.size() == 1 ? "it" : "them") + " with the given source" +
+          (Options.Sources.size() == 1 ? "" : "s"));
+  llvm::append_range(Program.Sources, Others);
+  return Program;
+}
+
 /// Instrument, build and measure; the static model is already printed.
 llvm::Expected<SavedReport>
 runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
                 const clang::tooling::CompilationDatabase &Database,
-                const SavedReport *Baseline, DiagnosticPrinter &ErrPrinter) {
+                const ProgramSources &Sources, const SavedReport *Baseline,
+                DiagnosticPrinter &ErrPrinter) {
   std::string WorkDir = defaultWorkDir(Options);
   auto Program = instrumentProgram(Model, WorkDir);
   if (!Program)
@@ -186,8 +248,9 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   for (const std::string &Note : Program->Notes)
     ErrPrinter.printPlain(DiagLevel::Remark, Note);
 
-  BuildOptions Build{WorkDir, Options.TorchDir, Options.BuildPath,
-                     Options.LinkArgs};
+  BuildOptions Build{WorkDir,           Options.TorchDir,
+                     Options.BuildPath, Options.LinkArgs,
+                     Sources.Target,    Sources.NoTargetReason};
   auto Built = buildProgram(*Program, projectFlags(Database, Model, *Program),
                             Build, llvm::errs());
   if (!Built)
@@ -349,8 +412,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                             ErrPrinter);
   }
 
+  ProgramSources Sources = programSources(Options, Display, ErrPrinter);
   auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs,
-                                    Options.Sources);
+                                    Sources.Sources);
   if (!Setup)
     return Fail(Setup.takeError());
   for (const std::string &Warning : Setup->Warnings)
@@ -359,7 +423,7 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   FrontendOptions Frontend;
   Frontend.BatchSizeVar = Options.BatchSizeVar;
   Frontend.DiagnosticStream = &Err;
-  auto Model = analyzeProgram(*Setup->Database, Options.Sources, Frontend);
+  auto Model = analyzeProgram(*Setup->Database, Sources.Sources, Frontend);
   if (!Model)
     return Fail(Model.takeError());
   if (!Model->BatchSize) {
@@ -398,7 +462,7 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     DiagnosticPrinter Printer(Out, std::cref(Display));
     printProgramModel(*Model, Printer, Out);
   }
-  auto Report = runDynamicPhase(Options, *Model, *Setup->Database,
+  auto Report = runDynamicPhase(Options, *Model, *Setup->Database, Sources,
                                 BaselineReport, ErrPrinter);
   if (!Report)
     return Fail(Report.takeError());

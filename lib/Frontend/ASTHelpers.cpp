@@ -221,6 +221,9 @@ bool isModuleLike(QualType T) {
 bool isOptimizer(QualType T) {
   if (derivesFrom(recordOf(T), "torch::optim::Optimizer"))
     return true;
+  if (T->isPointerType()) // Adam *opt_ = new Adam(...)
+    return derivesFrom(recordOf(T->getPointeeType()),
+                       "torch::optim::Optimizer");
   QualType Pointee = pointee(T);
   return !Pointee.isNull() &&
          derivesFrom(recordOf(Pointee), "torch::optim::Optimizer");
@@ -240,6 +243,22 @@ std::string moduleTypeName(QualType T) {
 std::string declKey(const TUContext &TU, const Decl *D) {
   SourceLocation Loc = TU.SM.getExpansionLoc(D->getLocation());
   return TU.fileOf(Loc) + "@" + std::to_string(TU.SM.getFileOffset(Loc));
+}
+
+std::vector<const CXXCtorInitializer *>
+memberInitializers(const FieldDecl *Field) {
+  std::vector<const CXXCtorInitializer *> Result;
+  const auto *Record = dyn_cast<CXXRecordDecl>(Field->getParent());
+  if (!Record)
+    return Result;
+  for (const CXXConstructorDecl *Ctor : Record->ctors()) {
+    const FunctionDecl *Definition = Ctor->getDefinition();
+    const auto *Defined = dyn_cast_or_null<CXXConstructorDecl>(Definition);
+    for (const CXXCtorInitializer *Init : (Defined ? Defined : Ctor)->inits())
+      if (Init->isWritten() && Init->getMember() == Field)
+        Result.push_back(Init);
+  }
+  return Result;
 }
 
 const ValueDecl *referencedDecl(const Expr *E) {

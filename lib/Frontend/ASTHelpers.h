@@ -82,6 +82,7 @@ bool isModuleHolder(clang::QualType T);
 bool isModuleClass(clang::QualType T);
 /// A holder, a module class, or a smart pointer to a module class.
 bool isModuleLike(clang::QualType T);
+/// An optimizer, a smart or raw pointer to one.
 bool isOptimizer(clang::QualType T);
 /// The type's name as a user reads it: torch::nn::Linear, ResidualBlock.
 std::string moduleTypeName(clang::QualType T);
@@ -89,6 +90,12 @@ std::string moduleTypeName(clang::QualType T);
 /// A stable key for a variable or field across translation units: the file
 /// and offset of its declaration.
 std::string declKey(const TUContext &TU, const clang::Decl *D);
+
+/// The written initializers of Field in its class's constructors, read from
+/// each constructor's definition (an out-of-line one included, where the
+/// translation unit has it).
+std::vector<const clang::CXXCtorInitializer *>
+memberInitializers(const clang::FieldDecl *Field);
 
 /// The VarDecl or FieldDecl an expression names (through -> and *), or null.
 const clang::ValueDecl *referencedDecl(const clang::Expr *E);

@@ -231,9 +231,21 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
     return std::nullopt;
   unsigned Index = Param->getFunctionScopeIndex();
   std::string FunctionName = Function->getQualifiedNameAsString();
-  auto Callers = TU.findAll<CallExpr>(
-      callExpr(callee(functionDecl(equalsNode(Function->getCanonicalDecl()))))
-          .bind("n"));
+  // Calls, and constructions for a constructor's parameter
+  // (Trainer trainer(128) for Trainer(int64_t batch_size)).
+  std::vector<std::pair<const Expr *, llvm::ArrayRef<const Expr *>>> Callers;
+  for (const CallExpr *Call : TU.findAll<CallExpr>(
+           callExpr(
+               callee(functionDecl(equalsNode(Function->getCanonicalDecl()))))
+               .bind("n")))
+    Callers.push_back({Call, {Call->getArgs(), Call->getNumArgs()}});
+  if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
+    for (const auto *Construct :
+         TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n")))
+      if (Construct->getConstructor()->getCanonicalDecl() ==
+          Ctor->getCanonicalDecl())
+        Callers.push_back(
+            {Construct, {Construct->getArgs(), Construct->getNumArgs()}});
   auto FromDefault = [&]() -> std::optional<BatchSizeSite> {
     // The default may sit on another declaration (the header's).
     const ParmVarDecl *WithDefault = nullptr;
@@ -254,10 +266,10 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
       Site->Name = WithDefault->getNameAsString();
     return Site;
   };
-  for (const CallExpr *Caller : Callers) {
-    if (Index >= Caller->getNumArgs())
+  for (auto [Caller, Args] : Callers) {
+    if (Index >= Args.size())
       continue;
-    const Expr *Arg = Caller->getArg(Index);
+    const Expr *Arg = Args[Index];
     if (isa<CXXDefaultArgExpr>(Arg))
       return FromDefault();
     std::vector<UseStep> Branch = Chain;
@@ -312,20 +324,15 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
     return Named(traceAt(Field->getInClassInitializer(), Chain, Depth + 1));
   }
   // Set in a constructor's initializer list: Trainer(int bs = 32) : bs_(bs).
-  const auto *Record = dyn_cast<CXXRecordDecl>(Field->getParent());
-  if (!Record)
-    return std::nullopt;
-  for (const CXXConstructorDecl *Ctor : Record->ctors())
-    for (const CXXCtorInitializer *Init : Ctor->inits())
-      if (Init->isWritten() && Init->getMember() == Field) {
-        std::vector<UseStep> Branch = Chain;
-        Branch.push_back(step("initializer of member '" + Name + "'",
-                              Init->getSourceLocation()));
-        if (auto Site = Named(traceAt(Init->getInit(), Branch, Depth + 1))) {
-          Chain = Branch;
-          return Site;
-        }
-      }
+  for (const CXXCtorInitializer *Init : memberInitializers(Field)) {
+    std::vector<UseStep> Branch = Chain;
+    Branch.push_back(step("initializer of member '" + Name + "'",
+                          Init->getSourceLocation()));
+    if (auto Site = Named(traceAt(Init->getInit(), Branch, Depth + 1))) {
+      Chain = Branch;
+      return Site;
+    }
+  }
   return std::nullopt;
 }
 
@@ -394,17 +401,17 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
   return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
 }
 
-std::optional<BatchSizeSite>
-BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
-                                    std::vector<UseStep> &Chain) const {
+std::vector<OptionDefault> BatchSizeTracer::optionDefaults() const {
+  std::vector<OptionDefault> Result;
   auto Defaults = TU.findAll<CXXMemberCallExpr>(
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("default_value"))))
           .bind("n"));
   for (const CXXMemberCallExpr *Default : Defaults) {
-    if (Default->getNumArgs() != 1)
+    if (Default->getNumArgs() < 1)
       continue;
     // Up to the adder call: ("b,batch-size", "help",
-    // value<int>()->default_value("32"))
+    // value<int>()->default_value("32")) of cxxopts, or ("batch_size",
+    // po::value<size_t>()->default_value(64), "help") of Boost.
     DynTypedNode Node = DynTypedNode::create(*Default);
     const CXXOperatorCallExpr *Adder = nullptr;
     for (int Up = 0; Up < 8 && !Adder; ++Up) {
@@ -422,24 +429,47 @@ BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
         dyn_cast<StringLiteral>(stripValueWrappers(Adder->getArg(1)));
     if (!Names)
       continue;
+    OptionDefault Option;
     llvm::SmallVector<llvm::StringRef, 2> Parts;
     Names->getString().split(Parts, ',');
-    if (!llvm::any_of(Parts,
-                      [&](llvm::StringRef P) { return P.trim() == Key; }))
-      continue;
-    const auto *Value =
-        dyn_cast<StringLiteral>(stripValueWrappers(Default->getArg(0)));
-    if (!Value)
-      continue;
-    Chain.push_back(
+    for (llvm::StringRef Part : Parts)
+      Option.Keys.push_back(Part.trim().str());
+    const Expr *Value = stripValueWrappers(Default->getArg(0));
+    std::vector<UseStep> Chain{
         step("default_value of option '" + Names->getString().str() + "'",
-             Value->getBeginLoc()));
-    auto Site = digitsInString(Value, Chain);
-    if (Site)
-      Site->Name = Key.str();
-    return Site;
+             Value->getBeginLoc())};
+    std::optional<BatchSizeSite> Site;
+    if (const auto *String = dyn_cast<StringLiteral>(Value))
+      Site = digitsInString(String, Chain);
+    else if ((Site = literal(Value, Chain)))
+      Site->Kind = BatchSizeKind::CommandLineDefault;
+    if (!Site)
+      continue;
+    Option.Site = std::move(*Site);
+    Result.push_back(std::move(Option));
   }
-  return std::nullopt;
+  return Result;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceOptionDefault(llvm::StringRef Key,
+                                    std::vector<UseStep> &Chain) const {
+  for (OptionDefault &Option : optionDefaults()) {
+    if (!llvm::is_contained(Option.Keys, Key))
+      continue;
+    Chain.insert(Chain.end(), Option.Site.Chain.begin(),
+                 Option.Site.Chain.end());
+    Option.Site.Chain = Chain;
+    Option.Site.Name = Key.str();
+    return Option.Site;
+  }
+  // Declared in another source (options parsed in main.cpp, read in
+  // train.cpp): the merge fills it in from the program's option defaults.
+  BatchSizeSite Pending;
+  Pending.Name = Key.str();
+  Pending.Kind = BatchSizeKind::CommandLineDefault;
+  Pending.Chain = Chain;
+  return Pending;
 }
 
 } // namespace skyline::frontend

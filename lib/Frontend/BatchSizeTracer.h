@@ -11,11 +11,30 @@
 #include "ASTHelpers.h"
 
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace skyline::frontend {
 
+/// A command-line option's default (cxxopts, Boost.Program_options): its
+/// names and the literal.
+struct OptionDefault {
+  std::vector<std::string> Keys; // "b", "batch-size"
+  BatchSizeSite Site;
+};
+
+/// A site whose option default is declared in another translation unit: no
+/// literal yet, only the option's name.
+inline bool isPendingOption(const BatchSizeSite &Site) {
+  return Site.Kind == BatchSizeKind::CommandLineDefault &&
+         Site.Literal.File.empty();
+}
+
 class BatchSizeTracer {
 public:
+  /// Every option default of the translation unit.
+  std::vector<OptionDefault> optionDefaults() const;
+
   explicit BatchSizeTracer(const TUContext &TU) : TU(TU) {}
 
   /// The literal behind E; Chain holds the steps taken so far.
@@ -26,9 +45,8 @@ public:
                                          std::vector<UseStep> Chain) const;
 
 private:
-  std::optional<BatchSizeSite> traceAt(const clang::Expr *E,
-                                       std::vector<UseStep> &Chain,
-                                       int Depth) const;
+  std::optional<BatchSizeSite>
+  traceAt(const clang::Expr *E, std::vector<UseStep> &Chain, int Depth) const;
   std::optional<BatchSizeSite> traceVar(const clang::VarDecl *Var,
                                         std::vector<UseStep> &Chain,
                                         int Depth) const;
@@ -46,12 +64,13 @@ private:
   std::optional<BatchSizeSite> traceCall(const clang::CallExpr *Call,
                                          std::vector<UseStep> &Chain,
                                          int Depth) const;
-  std::optional<BatchSizeSite> traceOptionDefault(llvm::StringRef Key,
-                                                  std::vector<UseStep> &Chain) const;
+  std::optional<BatchSizeSite>
+  traceOptionDefault(llvm::StringRef Key, std::vector<UseStep> &Chain) const;
   std::optional<BatchSizeSite> literal(const clang::Expr *E,
                                        std::vector<UseStep> &Chain) const;
-  std::optional<BatchSizeSite> digitsInString(const clang::StringLiteral *S,
-                                              std::vector<UseStep> &Chain) const;
+  std::optional<BatchSizeSite>
+  digitsInString(const clang::StringLiteral *S,
+                 std::vector<UseStep> &Chain) const;
   UseStep step(std::string Description, clang::SourceLocation Loc) const;
   std::optional<SourceSpan> constexprKeyword(const clang::VarDecl *Var) const;
 

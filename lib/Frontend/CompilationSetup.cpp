@@ -1,7 +1,7 @@
 //===- CompilationSetup.cpp - Finding compile commands --------------------===//
 
-#include "skyline/Config.h"
 #include "skyline/CompilationSetup.h"
+#include "skyline/Config.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
@@ -25,8 +25,8 @@ loadCompilationSetup(llvm::StringRef BuildPath,
                      llvm::ArrayRef<std::string> Sources) {
   CompilationSetup Setup;
   if (ExtraArgs) {
-    Setup.Database =
-        std::make_unique<clang::tooling::FixedCompilationDatabase>(".", *ExtraArgs);
+    Setup.Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(
+        ".", *ExtraArgs);
     return std::move(Setup);
   }
   std::string Error;
@@ -39,7 +39,8 @@ loadCompilationSetup(llvm::StringRef BuildPath,
           "compile_commands.json with -p",
           BuildPath.str().c_str());
     // -p names the directory itself; no search above it, unlike a source.
-    Database = clang::tooling::CompilationDatabase::loadFromDirectory(BuildPath, Error);
+    Database = clang::tooling::CompilationDatabase::loadFromDirectory(BuildPath,
+                                                                      Error);
     if (!Database)
       return llvm::createStringError(
           std::errc::invalid_argument,
@@ -47,8 +48,8 @@ loadCompilationSetup(llvm::StringRef BuildPath,
           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give compiler flags after --",
           BuildPath.str().c_str());
   } else if (!Sources.empty()) {
-    Database =
-        clang::tooling::CompilationDatabase::autoDetectFromSource(Sources.front(), Error);
+    Database = clang::tooling::CompilationDatabase::autoDetectFromSource(
+        Sources.front(), Error);
   }
   if (Database) {
     Setup.Database =
@@ -59,7 +60,8 @@ loadCompilationSetup(llvm::StringRef BuildPath,
       ".", fallbackCompileFlags());
   Setup.Warnings.push_back(
       "no compilation database found for " +
-      (Sources.empty() ? std::string("the sources") : "'" + Sources.front() + "'") +
+      (Sources.empty() ? std::string("the sources")
+                       : "'" + Sources.front() + "'") +
       "; using C++17 and the LibTorch headers skyline-check was built with "
       "(give -p BUILD_DIR or flags after -- to use the program's own)");
   return std::move(Setup);

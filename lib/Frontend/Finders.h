@@ -24,16 +24,20 @@ inline constexpr llvm::StringLiteral ThisParentPrefix = "this:";
 
 /// A module construction before names are resolved program-wide.
 struct RawConstruction {
-  std::string Id;       // file@offset of the construction
+  std::string Id;       // file@offset of the construction, or of its member
+  std::string ExprId;   // file@offset of the construction itself
   std::string OwnerKey; // declKey of the variable or member it initializes
   std::string OwnerName;
   std::string RegisteredName;
   std::string RegisteredAt;
   std::string ParentRef; // Id or OwnerKey of the enclosing Sequential
   int ChildIndex = -1;
+  std::string ChildName;      // {"conv", Conv2d(...)} in a Sequential's list
   bool AppendedChild = false; // push_back: index counts after the ctor args
   bool Skip = false;          // a base-class construction
-  const clang::FieldDecl *ImplicitMember = nullptr; // default-constructed member
+  bool Returned = false;      // returned by a factory: its calls are the sites
+  const clang::FieldDecl *ImplicitMember =
+      nullptr; // default-constructed member
   unsigned NumArgs = 0;
   ModuleSite Site; // Type, Options, File, Line, Column filled
 };
@@ -43,6 +47,9 @@ struct RawRegistration {
   std::string OwnerKey;
   std::string Name;
   std::string At;
+  /// The module as registered, for one built where the front end cannot
+  /// see (a copy of a parameter): Type, File, Line, Column filled.
+  ModuleSite Site;
 };
 
 struct RawModuleCall {
@@ -75,6 +82,11 @@ LoopFindings findTrainingLoops(const TUContext &TU);
 /// Every batch size the translation unit uses, each with its role.
 std::vector<BatchSizeSite> findBatchSizes(const TUContext &TU,
                                           const LoopFindings &Loops);
+
+/// Integer variables and fields named like a batch size (batch_size,
+/// kBatchSize), each traced to its literal: the guess when no use of a batch
+/// size is found (a language model's batch_size feeds only its own code).
+std::vector<BatchSizeSite> findBatchSizesByName(const TUContext &TU);
 
 /// The batch size declared by a named variable, field or macro.
 std::optional<BatchSizeSite> findNamedBatchSize(const TUContext &TU,

@@ -11,6 +11,7 @@
 #include "skyline/Frontend.h"
 #include "skyline/Config.h"
 
+#include "BatchSizeTracer.h"
 #include "Finders.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -48,6 +49,8 @@ struct Collected {
   std::set<std::string> Files;
   std::vector<TrainingLoop> Loops;
   std::vector<BatchSizeSite> BatchSizes;
+  std::vector<BatchSizeSite> ByName; // the last resort: findBatchSizesByName
+  std::vector<OptionDefault> OptionDefaults; // of every source
   std::optional<BatchSizeSite> Named;
 };
 
@@ -131,6 +134,10 @@ public:
       Out.Loops.push_back(Loop);
     for (BatchSizeSite &Site : findBatchSizes(TU, Loops))
       Out.BatchSizes.push_back(std::move(Site));
+    for (BatchSizeSite &Site : findBatchSizesByName(TU))
+      Out.ByName.push_back(std::move(Site));
+    for (OptionDefault &Option : BatchSizeTracer(TU).optionDefaults())
+      Out.OptionDefaults.push_back(std::move(Option));
     findSaveCalls(TU, Out.SaveCalls);
     if (!Options.BatchSizeVar.empty() && !Out.Named) {
       Out.Named = findNamedBatchSize(TU, Options.BatchSizeVar);
@@ -211,6 +218,9 @@ public:
     ById.clear();
     for (size_t I = 0; I < Constructions.size(); ++I) {
       ById[Constructions[I].Id] = I;
+      // Children name their parent by its expression.
+      if (!Constructions[I].ExprId.empty())
+        ById.try_emplace(Constructions[I].ExprId, I);
       if (!Constructions[I].OwnerKey.empty())
         ByOwner.try_emplace(Constructions[I].OwnerKey, I);
     }
@@ -240,6 +250,21 @@ public:
                           .str();
       Model.Modules.push_back(std::move(Site));
     }
+    // A registered module built where no construction is seen (a copy of a
+    // parameter, a member set through a reference) is still a module.
+    for (const auto &[OwnerKey, Registration] : Registrations) {
+      if (ByOwner.count(OwnerKey) || Registration.Name.empty())
+        continue;
+      ModuleSite Site = Registration.Site;
+      Site.Name = Registration.Name;
+      Site.RegisteredAt = Registration.At;
+      Model.Modules.push_back(std::move(Site));
+    }
+    std::stable_sort(Model.Modules.begin(), Model.Modules.end(),
+                     [](const ModuleSite &A, const ModuleSite &B) {
+                       return std::tie(A.File, A.Line, A.Column) <
+                              std::tie(B.File, B.Line, B.Column);
+                     });
     for (const RawModuleCall &Raw : Calls) {
       ModuleCall Call = Raw.Call;
       Call.Name = Raw.FallbackName;
@@ -279,12 +304,13 @@ private:
              !C.OwnerKey.empty() && It != Registrations.end())
       Name = It->second.Name;
     else if (llvm::StringRef(C.ParentRef).starts_with(ThisParentPrefix))
-      Name = std::to_string(C.ChildIndex);
+      Name = C.ChildName.empty() ? std::to_string(C.ChildIndex) : C.ChildName;
     else if (std::optional<size_t> Parent = parentOf(C); Parent && Depth < 16) {
       int Index = C.ChildIndex;
       if (C.AppendedChild)
         Index += Constructions[*Parent].NumArgs;
-      Name = nameOf(*Parent, Depth + 1) + "." + std::to_string(Index);
+      Name = nameOf(*Parent, Depth + 1) + "." +
+             (C.ChildName.empty() ? std::to_string(Index) : C.ChildName);
     } else if (!C.OwnerName.empty())
       Name = C.OwnerName;
     else
@@ -311,7 +337,32 @@ int rolePriority(BatchSizeRole Role) {
   return 0;
 }
 
+/// Gives a site read from an option declared in another source the literal
+/// of that option's default; one no source declares keeps no value.
+void resolvePendingOption(BatchSizeSite &Site,
+                          const std::vector<OptionDefault> &Defaults) {
+  if (!isPendingOption(Site))
+    return;
+  for (const OptionDefault &Option : Defaults)
+    if (llvm::is_contained(Option.Keys, Site.Name)) {
+      std::vector<UseStep> Chain = std::move(Site.Chain);
+      Chain.insert(Chain.end(), Option.Site.Chain.begin(),
+                   Option.Site.Chain.end());
+      Site.Value = Option.Site.Value;
+      Site.Literal = Option.Site.Literal;
+      Site.InString = Option.Site.InString;
+      Site.Chain = std::move(Chain);
+      return;
+    }
+}
+
 void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
+  for (BatchSizeSite &Site : In.BatchSizes)
+    resolvePendingOption(Site, In.OptionDefaults);
+  for (BatchSizeSite &Site : In.ByName)
+    resolvePendingOption(Site, In.OptionDefaults);
+  if (In.Named)
+    resolvePendingOption(*In.Named, In.OptionDefaults);
   std::vector<BatchSizeSite> Sites;
   std::map<std::pair<std::string, unsigned>, size_t> ByLiteral;
   for (BatchSizeSite &Site : In.BatchSizes) {
@@ -359,6 +410,25 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
         }
     if (Train)
       Model.BatchSize = Sites[*Train];
+    // No loader and no tensor in the training loop says which: a variable
+    // named like a batch size, a training one before any other.
+    if (!Train) {
+      const BatchSizeSite *Guess = nullptr;
+      for (const BatchSizeSite &Site : In.ByName)
+        if (Site.Value > 0 && Site.Role != BatchSizeRole::Eval &&
+            (!Guess || (Site.Role == BatchSizeRole::Train &&
+                        Guess->Role != BatchSizeRole::Train)))
+          Guess = &Site;
+      if (Guess) {
+        Model.BatchSize = *Guess;
+        Model.BatchSize->Role = BatchSizeRole::Train;
+        Model.Warnings.push_back("the training batch size was guessed from "
+                                 "its name: '" +
+                                 Guess->Name +
+                                 "' reaches no data loader and no tensor "
+                                 "made in the training loop");
+      }
+    }
   }
   for (size_t I = 0; I < Sites.size(); ++I) {
     if (Train && I == *Train)

@@ -53,6 +53,70 @@ bool isEmptyOrWrapping(const CXXConstructExpr *E) {
   return RD && RD->getQualifiedNameAsString() == "std::shared_ptr";
 }
 
+/// torch::nn::NamedAnyModule: one {"name", module} of a Sequential's list.
+bool isNamedChild(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  return RD && RD->getQualifiedNameAsString() == "torch::nn::NamedAnyModule";
+}
+
+bool isSmartPointer(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  if (!RD)
+    return false;
+  std::string Name = RD->getQualifiedNameAsString();
+  return Name == "std::shared_ptr" || Name == "std::unique_ptr";
+}
+
+/// Whether a function's result is a module it builds (conv3x3() returning
+/// Conv2d(...), make_layer() returning a local Sequential) rather than one it
+/// holds (a getter). Without a visible body, a function returning a module
+/// by value is taken for a factory.
+bool isModuleFactory(const FunctionDecl *F) {
+  QualType Result = F->getReturnType();
+  if (Result->isReferenceType() || Result->isPointerType() ||
+      !isModuleLike(Result))
+    return false;
+  const FunctionDecl *Definition = F->getDefinition();
+  if (!Definition || !Definition->getBody())
+    return true;
+  // The body's own returns, not a lambda's: a walk of the body only, since
+  // this runs for every call of a function returning a module.
+  llvm::SmallVector<const ReturnStmt *, 4> Returns;
+  llvm::SmallVector<const Stmt *, 32> Work{Definition->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.pop_back_val();
+    if (!S || isa<LambdaExpr>(S))
+      continue;
+    if (const auto *Return = dyn_cast<ReturnStmt>(S))
+      Returns.push_back(Return);
+    Work.append(S->child_begin(), S->child_end());
+  }
+  return llvm::any_of(Returns, [](const ReturnStmt *Return) {
+    const Expr *E = Return->getRetValue();
+    while (E) {
+      E = E->IgnoreImplicit();
+      if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+        E = Cast->getSubExpr();
+        continue;
+      }
+      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+        if (!Construct->getConstructor()->isCopyOrMoveConstructor())
+          return true;
+        E = Construct->getNumArgs() ? Construct->getArg(0) : nullptr;
+        continue;
+      }
+      if (isa<CallExpr>(E))
+        return !isa<CXXOperatorCallExpr>(E);
+      if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
+        const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var);
+      }
+      return false;
+    }
+    return false;
+  });
+}
+
 std::string argumentsText(const TUContext &TU, ArrayRef<const Expr *> Args) {
   SourceLocation Begin, End;
   for (const Expr *Arg : Args) {
@@ -87,6 +151,9 @@ public:
       }
       if (const auto *Field = Node.get<FieldDecl>()) { // default member init
         setOwner(Field);
+        // A class template's pattern and its instantiations share the
+        // initializer: one site, keyed by the member as the implicit one is.
+        Out.Id = declKey(TU, Field);
         return;
       }
       if (const auto *Ctor = Node.get<CXXConstructorDecl>()) {
@@ -116,14 +183,50 @@ public:
         Child = Call;
         continue; // the result may still be assigned to a member
       }
+      if (isa<ReturnStmt>(S)) {
+        // Built by a factory: its calls are the sites.
+        const auto *F =
+            dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(S));
+        Out.Returned = !(F && F->getParent()->isLambda()) &&
+                       TU.enclosingFunction(S) &&
+                       isModuleFactory(TU.enclosingFunction(S));
+        return;
+      }
+      if (const auto *Named = dyn_cast<CXXConstructExpr>(S);
+          Named && isNamedChild(Named->getType()) && Named->getNumArgs() >= 1) {
+        // Sequential({{"conv", Conv2d(...)}}): the child's own name.
+        Out.ChildName = stringLiteralValue(Named->getArg(0));
+        Child = Named;
+        continue;
+      }
+      if (const auto *List = dyn_cast<InitListExpr>(S)) {
+        std::optional<unsigned> Index;
+        for (unsigned I = 0; I < List->getNumInits(); ++I)
+          if (List->getInit(I)->IgnoreImplicit() == Child->IgnoreImplicit())
+            Index = I;
+        // The pair {"conv", Conv2d(...)} as written (the parent map may
+        // show it rather than its NamedAnyModule construction).
+        std::string Name;
+        if (Index == 1u && List->getNumInits() == 2 && Out.ChildName.empty())
+          Name = stringLiteralValue(List->getInit(0));
+        if (!Name.empty())
+          Out.ChildName = Name;
+        else if (Index)
+          ListIndex = *Index;
+        Child = List;
+        continue;
+      }
       if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
-        if (isEmptyOrWrapping(Construct)) { // copies, Sequential(shared_ptr)
+        if (isEmptyOrWrapping(Construct) ||
+            isSmartPointer(Construct->getType())) { // copies, shared_ptr(new)
           Child = Construct;
           continue;
         }
         if (isModuleHolder(Construct->getType())) { // a Sequential's child
           Out.ParentRef = idOf(TU, Construct->getBeginLoc());
           Out.ChildIndex = argIndex(Construct->arguments(), Child);
+          if (!Out.ChildName.empty() && ListIndex >= 0)
+            Out.ChildIndex = ListIndex;
         }
         return;
       }
@@ -133,6 +236,8 @@ public:
           isModuleLike(Push->getImplicitObjectArgument()->getType())) {
         const Expr *Object =
             stripValueWrappers(Push->getImplicitObjectArgument());
+        if (Push->getNumArgs() == 2) // push_back("conv", Conv2d(...))
+          Out.ChildName = stringLiteralValue(Push->getArg(0));
         if (const ValueDecl *Seq = referencedDecl(Object)) {
           Out.ParentRef = declKey(TU, Seq);
           Out.AppendedChild = true;
@@ -190,12 +295,14 @@ private:
 
   const TUContext &TU;
   RawConstruction &Out;
+  int ListIndex = -1; // the child's place in a braced list of named ones
 };
 
 RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
                          ArrayRef<const Expr *> Args) {
   RawConstruction Raw;
   Raw.Id = idOf(TU, E->getBeginLoc());
+  Raw.ExprId = Raw.Id;
   Raw.NumArgs = Args.size();
   Raw.Site.Type = moduleTypeName(Type);
   Raw.Site.Options = argumentsText(TU, Args);
@@ -216,11 +323,26 @@ RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
 void findConstructions(const TUContext &TU, ModuleFindings &Out) {
   for (const auto *E :
        TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n"))) {
-    if (!isModuleLike(E->getType()) || isEmptyOrWrapping(E))
+    // An empty shared_ptr<NetImpl> member builds nothing; `new NetImpl`
+    // inside one is the construction.
+    if (!isModuleLike(E->getType()) || isEmptyOrWrapping(E) ||
+        isSmartPointer(E->getType()))
       continue;
     llvm::SmallVector<const Expr *, 4> Args(E->arguments());
     RawConstruction Raw = describe(TU, E, E->getType(), Args);
-    if (!Raw.Skip)
+    if (!Raw.Skip && !Raw.Returned)
+      Out.Constructions.push_back(std::move(Raw));
+  }
+  // conv1(conv3x3(in, out)): each call of a factory is a construction, named
+  // by what it initializes; the one in the factory's return is not.
+  for (const auto *Call : TU.findAll<CallExpr>(callExpr().bind("n"))) {
+    const FunctionDecl *Callee = Call->getDirectCallee();
+    if (isa<CXXOperatorCallExpr>(Call) || !Callee ||
+        !TU.isUserCode(Callee->getLocation()) || !isModuleFactory(Callee))
+      continue;
+    RawConstruction Raw = describe(TU, Call, Call->getType(), {});
+    Raw.Site.Options = TU.textOf(Call->getSourceRange());
+    if (!Raw.Skip && !Raw.Returned)
       Out.Constructions.push_back(std::move(Raw));
   }
   auto MakeShared =
@@ -229,7 +351,9 @@ void findConstructions(const TUContext &TU, ModuleFindings &Out) {
     if (!isModuleLike(Call->getType()))
       continue;
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    Out.Constructions.push_back(describe(TU, Call, Call->getType(), Args));
+    RawConstruction Raw = describe(TU, Call, Call->getType(), Args);
+    if (!Raw.Returned)
+      Out.Constructions.push_back(std::move(Raw));
   }
 }
 
@@ -243,9 +367,25 @@ void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
     const ValueDecl *Target = referencedDecl(Call->getArg(1));
     if (!Target)
       continue;
-    Out.Registrations.push_back({declKey(TU, Target),
+    RawRegistration Registration{declKey(TU, Target),
                                  stringLiteralValue(Call->getArg(0)),
-                                 TU.where(Call->getBeginLoc())});
+                                 TU.where(Call->getBeginLoc()),
+                                 {}};
+    Registration.Site.Type = moduleTypeName(Target->getType());
+    // Where it gets its value: a member's initializer (downsampler(down)),
+    // else the registration itself.
+    SourceLocation At = Call->getBeginLoc();
+    if (const auto *Field = dyn_cast<FieldDecl>(Target))
+      for (const CXXCtorInitializer *Init : memberInitializers(Field))
+        if (TU.isUserCode(Init->getSourceLocation())) {
+          At = Init->getSourceLocation();
+          Registration.Site.Options =
+              TU.textOf(Init->getInit()->getSourceRange());
+        }
+    Registration.Site.File = TU.fileOf(At);
+    Registration.Site.Line = TU.lineOf(At);
+    Registration.Site.Column = TU.columnOf(At);
+    Out.Registrations.push_back(std::move(Registration));
   }
 }
 

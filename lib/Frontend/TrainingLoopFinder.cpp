@@ -115,10 +115,77 @@ void findLearningRate(const TUContext &TU, const Stmt *S, OptimizerSite &Out) {
     findLearningRate(TU, Child, Out);
 }
 
+/// The optimizer's own type where the declaration names only the base:
+/// std::unique_ptr<Optimizer> opt = std::make_unique<Adam>(...).
+std::string optimizerType(QualType Declared, const Expr *Init) {
+  if (Declared->isPointerType())
+    Declared = Declared->getPointeeType();
+  std::string Type = moduleTypeName(Declared.getUnqualifiedType());
+  if (Type != "torch::optim::Optimizer" || !Init)
+    return Type;
+  Init = Init->IgnoreImplicit();
+  if (const auto *Construct = dyn_cast<CXXConstructExpr>(Init);
+      Construct && Construct->getNumArgs() >= 1) // unique_ptr<Optimizer>(...)
+    Init = Construct->getArg(0)->IgnoreImplicit();
+  if (isa<CallExpr>(Init) || isa<CXXNewExpr>(Init)) {
+    QualType Made = Init->getType();
+    if (Made->isPointerType())
+      Made = Made->getPointeeType();
+    if (isOptimizer(Made))
+      return moduleTypeName(Made);
+  }
+  return Type;
+}
+
+/// Whether E makes an optimizer, not an empty pointer to one (`{nullptr}`,
+/// a default-constructed unique_ptr).
+bool buildsOptimizer(const Expr *E) {
+  if (!E)
+    return false;
+  E = E->IgnoreImplicit();
+  if (const auto *List = dyn_cast<InitListExpr>(E))
+    E = List->getNumInits() == 1 ? List->getInit(0)->IgnoreImplicit() : nullptr;
+  if (const auto *Construct = dyn_cast_or_null<CXXConstructExpr>(E);
+      Construct && Construct->getNumArgs() == 0)
+    return false;
+  return E && !isa<CXXNullPtrLiteralExpr, GNUNullExpr, IntegerLiteral,
+                   CXXDefaultInitExpr>(E);
+}
+
+/// An optimizer kept in a class member (a Trainer's `opt_`): its options are
+/// in a constructor's initializer; a run cannot start tracking it after its
+/// declaration, so DeclarationEnd stays 0.
+OptimizerSite describeOptimizer(const TUContext &TU, const FieldDecl *Field) {
+  OptimizerSite Site;
+  Site.Name = Field->getNameAsString();
+  Site.File = TU.fileOf(Field->getLocation());
+  Site.Line = TU.lineOf(Field->getLocation());
+  const Expr *Init = Field->getInClassInitializer();
+  for (const CXXCtorInitializer *CtorInit : memberInitializers(Field))
+    Init = CtorInit->getInit();
+  // Made later: opt_ = std::make_unique<Adam>(...), opt_ = new Adam(...).
+  if (!buildsOptimizer(Init))
+    for (const auto *Assign : TU.findAll<BinaryOperator>(
+             binaryOperator(isAssignmentOperator(),
+                            hasLHS(memberExpr(member(equalsNode(Field)))))
+                 .bind("n")))
+      Init = Assign->getRHS();
+  if (!buildsOptimizer(Init))
+    for (const auto *Assign : TU.findAll<CXXOperatorCallExpr>(
+             cxxOperatorCallExpr(
+                 hasOverloadedOperatorName("="),
+                 hasArgument(0, memberExpr(member(equalsNode(Field)))))
+                 .bind("n")))
+      Init = Assign->getArg(1);
+  Site.Type = optimizerType(Field->getType(), Init);
+  findLearningRate(TU, Init, Site);
+  return Site;
+}
+
 OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
   OptimizerSite Site;
   Site.Name = Var->getNameAsString();
-  Site.Type = moduleTypeName(Var->getType());
+  Site.Type = optimizerType(Var->getType(), Var->getInit());
   Site.File = TU.fileOf(Var->getLocation());
   Site.Line = TU.lineOf(Var->getLocation());
   findLearningRate(TU, Var->getInit(), Site);
@@ -246,16 +313,29 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
     }
   }
 
-  std::vector<const VarDecl *> Optimizers;
+  std::vector<const ValueDecl *> Optimizers;
   for (const VarDecl *Var : TU.findAll<VarDecl>(varDecl().bind("n")))
     if (!isa<ParmVarDecl>(Var) && isOptimizer(Var->getType()))
       Optimizers.push_back(Var);
+  for (const FieldDecl *Field : TU.findAll<FieldDecl>(fieldDecl().bind("n")))
+    if (isOptimizer(Field->getType()))
+      Optimizers.push_back(Field);
   for (auto [Loop, Index] : LoopIndex) {
     TrainingLoop &L = Out.Loops[Index];
     const auto &Used = Stepped[Loop];
-    for (const VarDecl *Var : Optimizers)
-      if (Used.empty() || Used.contains(Var))
-        L.Optimizers.push_back(describeOptimizer(TU, Var));
+    for (const ValueDecl *D : Optimizers) {
+      if (!Used.empty() && !Used.contains(D))
+        continue;
+      // A class template's member is seen once per instantiation.
+      OptimizerSite Site = isa<FieldDecl>(D)
+                               ? describeOptimizer(TU, cast<FieldDecl>(D))
+                               : describeOptimizer(TU, cast<VarDecl>(D));
+      if (llvm::none_of(L.Optimizers, [&](const OptimizerSite &O) {
+            return O.File == Site.File && O.Line == Site.Line &&
+                   O.Name == Site.Name;
+          }))
+        L.Optimizers.push_back(std::move(Site));
+    }
     collectTrainingFunctions(TU, Loop, Out, 0);
   }
   return Out;

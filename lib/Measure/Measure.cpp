@@ -7,17 +7,59 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
 namespace skyline {
 namespace {
 
+/// The runtime's SKYLINE_MODE (its own header needs LibTorch's).
+enum class RunKind { Timing, Breakdown };
+
+/// "the run at batch size 8" (the timing run), "the breakdown run at ...".
+std::string runName(RunKind Mode, int64_t BatchSize) {
+  return std::string(Mode == RunKind::Breakdown ? "the breakdown run"
+                                                : "the run") +
+         " at batch size " + std::to_string(BatchSize);
+}
+
+std::string withLogTail(std::string What, llvm::StringRef Log) {
+  std::string Tail = tailOfFile(Log, 12);
+  if (!Tail.empty())
+    What += "; the end of its output (" + Log.str() + "):\n" + Tail;
+  return What;
+}
+
+/// A program that returned before its first measured iteration.
+std::string describeNoIterations(const MeasuredRun &Run, RunKind Mode,
+                                 int ExitCode, llvm::StringRef Log) {
+  std::string What =
+      runName(Mode, Run.BatchSize) + " ended with exit code " +
+      std::to_string(ExitCode) + " after " +
+      std::to_string(Run.IterationsReached) +
+      " iteration(s), before its first measured one (it asks for " +
+      std::to_string(Run.Warmup) + " warm-up and " +
+      (Run.MinIterations < Run.IterationsAsked
+           ? std::to_string(Run.MinIterations) + " to "
+           : std::string()) +
+      std::to_string(Run.IterationsAsked) +
+      " measured; does it reach optimizer.step() often enough? see --warmup "
+      "and --iterations)";
+  return withLogTail(What, Log);
+}
+
 std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
-                            llvm::StringRef Log) {
-  std::string What = "the run at batch size " + std::to_string(BatchSize);
+                            llvm::StringRef Log, RunKind Mode = RunKind::Timing,
+                            std::optional<unsigned> Reached = std::nullopt) {
+  std::string What = runName(Mode, BatchSize);
   if (!R.Error.empty() && !R.Crashed)
     What += " could not start: " + R.Error;
   else if (R.TimedOut)
@@ -28,15 +70,24 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
   else if (R.ExitCode == rt::ExitResultNotWritten)
     What +=
         " could not write its result file (is the work directory writable?)";
+  else if (R.ExitCode != 0 && Reached)
+    What += " ended with exit code " + std::to_string(R.ExitCode) + " after " +
+            std::to_string(*Reached) +
+            " iteration(s): a program that exits non-zero is a failure";
   else
     What +=
         " ended with exit code " + std::to_string(R.ExitCode) +
         " before its measured iterations (does it reach optimizer.step() often "
         "enough? see --iterations)";
-  std::string Tail = tailOfFile(Log, 12);
-  if (!Tail.empty())
-    What += "; the end of its output (" + Log.str() + "):\n" + Tail;
-  return What;
+  return withLogTail(What, Log);
+}
+
+std::string describeEndedEarly(const MeasuredRun &Run, RunKind Mode) {
+  return runName(Mode, Run.BatchSize) + " ended after " +
+         std::to_string(Run.Iterations) + " of " +
+         std::to_string(Run.IterationsAsked) +
+         " measured iterations: its figures come from those; the program ran "
+         "out of data? lower --iterations or give it more";
 }
 
 /// The first run says where the program ran; older results say nothing and
@@ -48,6 +99,9 @@ void describeDevice(const MeasuredRun &Run, Measurement &Result) {
     Result.DeviceName = Run.DeviceName;
   Result.TorchVersion = Run.TorchVersion;
   Result.Threads = Run.Threads;
+  // On a GPU the capacity is the device's, not the CPU budget.
+  if (Run.DeviceType == "cuda" && Run.DeviceCapacityBytes > 0)
+    Result.MemoryCapacityBytes = Run.DeviceCapacityBytes;
 }
 
 } // namespace
@@ -92,6 +146,13 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     Run.BatchSize = Root["batch_size"].as<int64_t>();
     Run.OutOfMemory = Root["oom"].as<bool>();
     Run.Iterations = Root["iterations"].as<unsigned>();
+    Run.Mode = Root["mode"].as<std::string>("");
+    Run.Stopped = Root["stopped"].as<std::string>("");
+    Run.EndedEarly = Root["ended_early"].as<bool>(false);
+    Run.Warmup = Root["warmup"].as<unsigned>(0);
+    Run.IterationsAsked = Root["iterations_asked"].as<unsigned>(0);
+    Run.MinIterations = Root["min_iterations"].as<unsigned>(0);
+    Run.IterationsReached = Root["iterations_reached"].as<unsigned>(0);
     YAML::Node Ms = Root["iteration_ms"];
     Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
                        Ms["stddev"].as<double>(), Ms["min"].as<double>(),
@@ -116,6 +177,8 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
       Run.DeviceType = Device["type"].as<std::string>("");
       Run.DeviceName = Device["name"].as<std::string>("");
     }
+    if (YAML::Node Gpu = Root["gpu"])
+      Run.DeviceCapacityBytes = Gpu["memory_capacity_bytes"].as<int64_t>(0);
     for (const YAML::Node &Layer : Root["layers"]) {
       LayerMeasure Row;
       Row.Scope = Layer["scope"].as<int>();
@@ -134,62 +197,244 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
   }
 }
 
+double timingRunSeconds(double BudgetSeconds, double SpentSeconds,
+                        unsigned SizesLeft, bool WithBreakdown) {
+  if (BudgetSeconds <= 0)
+    return 0;
+  double Share =
+      std::max(BudgetSeconds - SpentSeconds, 0.0) / std::max(SizesLeft, 1u);
+  // A breakdown run measures a few iterations: a quarter of the size's share.
+  if (WithBreakdown)
+    Share *= 0.75;
+  // Spent: the run still measures its fewest iterations (0 is no limit).
+  return std::max(Share, 0.001);
+}
+
+MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
+  MeasuredRun Run = std::move(Timing);
+  Run.Breakdown = BreakdownRun{Breakdown.Iterations, Breakdown.IterationMs.Mean,
+                               Breakdown.WallSeconds, Breakdown.EndedEarly};
+  Run.OutOfMemory = Run.OutOfMemory || Breakdown.OutOfMemory;
+  Run.WallSeconds += Breakdown.WallSeconds;
+  // The hooks slow the breakdown run down; its shares of an iteration are
+  // what it measures, the timing run says how long the iteration is.
+  double Scale = Run.IterationMs.Mean > 0 && Breakdown.IterationMs.Mean > 0
+                     ? Run.IterationMs.Mean / Breakdown.IterationMs.Mean
+                     : 1;
+  Run.PeakBytesByPhase = Breakdown.PeakBytesByPhase;
+  Run.Memory = Breakdown.Memory;
+  // The kinds add up to the breakdown run's peak.
+  if (!Breakdown.Memory.empty())
+    Run.PeakBytes = Breakdown.PeakBytes;
+  Run.TimeSplitMs = Breakdown.TimeSplitMs;
+  for (auto &[Phase, Ms] : Run.TimeSplitMs)
+    Ms *= Scale;
+  Run.Layers = Breakdown.Layers;
+  for (LayerMeasure &Layer : Run.Layers) {
+    Layer.ForwardMs *= Scale;
+    Layer.BackwardMs *= Scale;
+  }
+  return Run;
+}
+
+namespace {
+
+/// One process of the sweep: its result, or why there is none.
+struct Attempt {
+  std::optional<MeasuredRun> Run;
+  std::string Problem;
+  double Seconds = 0;
+};
+
+llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
+                                RunKind Mode, double TimeLimitSeconds,
+                                const MeasureOptions &Options,
+                                const std::string &RunsDir) {
+  bool Breakdown = Mode == RunKind::Breakdown;
+  std::string Stem = RunsDir + "/batch-" + std::to_string(BatchSize) +
+                     (Breakdown ? "-breakdown" : "");
+  std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
+  llvm::sys::fs::remove(ResultPath);
+  unsigned Most =
+      Breakdown ? std::min(Options.BreakdownIterations, Options.Iterations)
+                : Options.Iterations;
+  unsigned Fewest = Breakdown ? Most : std::min(Options.MinIterations, Most);
+  std::vector<std::string> Env = {
+      "SKYLINE_RESULT=" + ResultPath,
+      "SKYLINE_BATCH_SIZE=" + std::to_string(BatchSize),
+      "SKYLINE_MODE=" + std::string(Breakdown ? "breakdown" : "timing"),
+      "SKYLINE_WARMUP=" + std::to_string(Options.Warmup),
+      "SKYLINE_ITERATIONS=" + std::to_string(std::max(Most, 1u)),
+      "SKYLINE_MIN_ITERATIONS=" + std::to_string(std::max(Fewest, 1u)),
+      "SKYLINE_MEMORY_BUDGET=" + std::to_string(Options.MemoryBudget)};
+  if (!Breakdown) {
+    Env.push_back("SKYLINE_TOLERANCE=" + std::to_string(Options.Tolerance));
+    if (TimeLimitSeconds > 0)
+      Env.push_back("SKYLINE_TIME_LIMIT=" + std::to_string(TimeLimitSeconds));
+  }
+  if (Options.Device == DeviceChoice::CPU)
+    Env.push_back("CUDA_VISIBLE_DEVICES=");
+  std::vector<std::string> Args = {Executable.str()};
+  Args.insert(Args.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+  ProcessResult Process =
+      runProcess(Args, Options.RunDir, Env, Log, Options.RunTimeoutSeconds);
+
+  Attempt A;
+  A.Seconds = Process.Seconds;
+  bool Finished =
+      Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
+  bool HasResult = llvm::sys::fs::exists(ResultPath);
+  if (!Finished || !HasResult) {
+    // What a program that returned non-zero reached, from its exit result.
+    std::optional<unsigned> Reached;
+    if (HasResult)
+      if (auto Partial = readRunResult(ResultPath))
+        Reached = Partial->IterationsReached;
+      else
+        llvm::consumeError(Partial.takeError());
+    A.Problem = describeFailure(Process, BatchSize, Log, Mode, Reached);
+    return A;
+  }
+  auto Run = readRunResult(ResultPath);
+  if (!Run)
+    return Run.takeError();
+  Run->WallSeconds = Process.Seconds;
+  Run->Log = Log;
+  if (Run->EndedEarly && Run->Iterations == 0 && !Run->OutOfMemory) {
+    A.Problem = describeNoIterations(*Run, Mode, Process.ExitCode, Log);
+    return A;
+  }
+  A.Run = std::move(*Run);
+  return A;
+}
+
+} // namespace
+
+std::optional<std::string> busyMachineWarning(double LoadAverage,
+                                              unsigned Cores) {
+  if (Cores == 0 || LoadAverage <= Cores)
+    return std::nullopt;
+  return llvm::formatv("the machine was busy (load average {0:f1} on {1} "
+                       "cores): times include waiting for a CPU; measure on a "
+                       "quiet machine, or fix OMP_NUM_THREADS",
+                       LoadAverage, Cores)
+      .str();
+}
+
 llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,
                                     llvm::raw_ostream &Progress) {
   Measurement Result;
+  // Said at once, not kept with the problems: the load of the moment, which
+  // the user can act on before the numbers come.
+  double Load[1];
+  if (getloadavg(Load, 1) == 1)
+    if (auto Busy = busyMachineWarning(
+            Load[0], std::max(1u, std::thread::hardware_concurrency())))
+      Progress << "skyline-check: warning: " << *Busy << "\n";
   Result.MemoryCapacityBytes = Options.MemoryBudget;
+  Result.TimeBudgetSeconds = Options.TimeBudgetSeconds;
   std::string RunsDir = Options.WorkDir + "/runs";
   llvm::sys::fs::create_directories(RunsDir);
+  auto Start = std::chrono::steady_clock::now();
+  auto Spent = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Start)
+        .count();
+  };
+  // Checked before each run but the first size's: the sweep ends at most
+  // one run past the budget.
+  auto BudgetSpent = [&] {
+    return Options.TimeBudgetSeconds > 0 &&
+           Spent() >= Options.TimeBudgetSeconds;
+  };
+  auto NoteBudget = [&](const std::string &What) {
+    Result.TimeBudgetSpent = true;
+    std::string Seconds;
+    llvm::raw_string_ostream(Seconds)
+        << llvm::format("%g", Options.TimeBudgetSeconds);
+    Result.Problems.push_back("the time budget (" + Seconds +
+                              " s, --time-budget) is spent: " + What);
+  };
 
   int64_t BatchSize = DeclaredBatchSize;
   int64_t LastFit = 0;
   std::optional<int64_t> FirstOutOfMemory;
   for (unsigned Index = 0; Index < Options.MaxRuns; ++Index) {
-    std::string Stem = RunsDir + "/batch-" + std::to_string(BatchSize);
-    std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
-    llvm::sys::fs::remove(ResultPath);
-    std::vector<std::string> Env = {
-        "SKYLINE_RESULT=" + ResultPath,
-        "SKYLINE_BATCH_SIZE=" + std::to_string(BatchSize),
-        "SKYLINE_WARMUP=" + std::to_string(Options.Warmup),
-        "SKYLINE_ITERATIONS=" + std::to_string(Options.Iterations),
-        "SKYLINE_MEMORY_BUDGET=" + std::to_string(Options.MemoryBudget)};
-    if (Options.Device == DeviceChoice::CPU)
-      Env.push_back("CUDA_VISIBLE_DEVICES=");
-    std::vector<std::string> Args = {Executable.str()};
-    Args.insert(Args.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+    if (Index > 0 && BudgetSpent()) {
+      NoteBudget("measured " + std::to_string(Index) + " of " +
+                 std::to_string(Options.MaxRuns) +
+                 " batch sizes; raise it to measure more");
+      break;
+    }
+    bool WithBreakdown = Options.Breakdown == BreakdownRuns::All ||
+                         (Options.Breakdown == BreakdownRuns::Declared &&
+                          BatchSize == DeclaredBatchSize);
     Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
              << " at batch size " << BatchSize << "...";
     Progress.flush();
-    ProcessResult Process =
-        runProcess(Args, Options.RunDir, Env, Log, Options.RunTimeoutSeconds);
-    Progress << llvm::format(" %.1f s\n", Process.Seconds);
-
-    bool Finished =
-        Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
-    if (!Finished || !llvm::sys::fs::exists(ResultPath)) {
-      std::string Problem = describeFailure(Process, BatchSize, Log);
+    auto Timing =
+        runOnce(Executable, BatchSize, RunKind::Timing,
+                timingRunSeconds(Options.TimeBudgetSeconds, Spent(),
+                                 Options.MaxRuns - Index, WithBreakdown),
+                Options, RunsDir);
+    if (!Timing)
+      return Timing.takeError();
+    Progress << llvm::format(" %.1f s", Timing->Seconds);
+    if (!Timing->Run) {
+      Progress << "\n";
       if (Result.Runs.empty())
         return llvm::createStringError(std::errc::invalid_argument, "%s",
-                                       Problem.c_str());
-      Result.Problems.push_back(Problem); // keep what was measured
+                                       Timing->Problem.c_str());
+      Result.Problems.push_back(Timing->Problem); // keep what was measured
       break;
     }
-    auto Run = readRunResult(ResultPath);
-    if (!Run)
-      return Run.takeError();
-    Run->WallSeconds = Process.Seconds;
-    Run->Log = Log;
-    if (Run->BatchSize != BatchSize)
+    MeasuredRun Run = std::move(*Timing->Run);
+    Progress << ", " << Run.Iterations << " iterations";
+    if (!Run.Stopped.empty())
+      Progress << " (" << Run.Stopped << ")";
+    if (Run.EndedEarly)
+      Result.Problems.push_back(describeEndedEarly(Run, RunKind::Timing));
+
+    // An out-of-memory timing run is that size's answer.
+    bool Failed = false;
+    if (WithBreakdown && !Run.OutOfMemory) {
+      if (Index > 0 && BudgetSpent()) {
+        NoteBudget("no breakdown run at batch size " +
+                   std::to_string(BatchSize));
+      } else {
+        auto Breakdown = runOnce(Executable, BatchSize, RunKind::Breakdown, 0,
+                                 Options, RunsDir);
+        if (!Breakdown)
+          return Breakdown.takeError();
+        Progress << llvm::format("; breakdown %.1f s", Breakdown->Seconds);
+        if (!Breakdown->Run) {
+          // The timing run's figures stand; the sweep stops as after any
+          // failed run.
+          Result.Problems.push_back(Breakdown->Problem);
+          Run.WallSeconds += Breakdown->Seconds;
+          Failed = true;
+        } else {
+          if (Breakdown->Run->EndedEarly)
+            Result.Problems.push_back(
+                describeEndedEarly(*Breakdown->Run, RunKind::Breakdown));
+          Run = mergeRuns(std::move(Run), *Breakdown->Run);
+        }
+      }
+    }
+    Progress << "\n";
+
+    if (Run.BatchSize != BatchSize)
       Result.Problems.push_back("the run asked for batch size " +
                                 std::to_string(BatchSize) + " used " +
-                                std::to_string(Run->BatchSize));
+                                std::to_string(Run.BatchSize));
     if (Result.Runs.empty())
-      describeDevice(*Run, Result);
-    Result.Runs.push_back(*Run);
-    if (Run->OutOfMemory)
+      describeDevice(Run, Result);
+    Result.Runs.push_back(Run);
+    if (Failed)
+      break;
+    if (Run.OutOfMemory)
       FirstOutOfMemory =
           FirstOutOfMemory ? std::min(*FirstOutOfMemory, BatchSize) : BatchSize;
     else

@@ -228,12 +228,30 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
       Out << YAML::Key << "gpu_ms" << YAML::Value << Layer.GpuMs;
     Out << YAML::Key << "activation_bytes" << YAML::Value
         << Layer.ActivationBytes;
-    Out << YAML::Key << "weight_bytes" << YAML::Value << Layer.WeightBytes;
+    // Unknown where the run has no memory kinds (it ended early).
+    if (!Run.Memory.empty())
+      Out << YAML::Key << "weight_bytes" << YAML::Value << Layer.WeightBytes;
     Out << YAML::Key << "scope" << YAML::Value << Layer.Scope;
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
   Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;
+  Out << YAML::Key << "ended_early" << YAML::Value << Run.EndedEarly;
+  if (Run.IterationsAsked)
+    Out << YAML::Key << "iterations_asked" << YAML::Value
+        << Run.IterationsAsked;
+  if (!Run.Stopped.empty())
+    Out << YAML::Key << "stopped" << YAML::Value << Run.Stopped;
+  Out << YAML::Key << "breakdown" << YAML::Value;
+  if (Run.Breakdown)
+    Out << YAML::Flow << YAML::BeginMap << YAML::Key << "iterations"
+        << YAML::Value << Run.Breakdown->Iterations << YAML::Key
+        << "iteration_ms" << YAML::Value << Run.Breakdown->IterationMs
+        << YAML::Key << "wall_seconds" << YAML::Value
+        << Run.Breakdown->WallSeconds << YAML::Key << "ended_early"
+        << YAML::Value << Run.Breakdown->EndedEarly << YAML::EndMap;
+  else
+    Out << YAML::Null;
   Out << YAML::EndMap;
 }
 
@@ -338,7 +356,10 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   double RunSeconds = 0;
   for (const MeasuredRun &Run : M.Runs)
     RunSeconds += Run.WallSeconds;
-  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds
+  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds;
+  Out << YAML::Key << "time_budget_seconds" << YAML::Value
+      << M.TimeBudgetSeconds;
+  Out << YAML::Key << "time_budget_spent" << YAML::Value << M.TimeBudgetSpent
       << YAML::EndMap;
   Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
   for (const MeasuredRun &Run : M.Runs)
@@ -403,6 +424,13 @@ MeasuredRun readRun(const YAML::Node &Node) {
     Run.Layers.push_back(Layer);
   }
   Run.WallSeconds = get<double>(Node, "wall_seconds");
+  Run.EndedEarly = get<bool>(Node, "ended_early");
+  Run.IterationsAsked = get<unsigned>(Node, "iterations_asked");
+  Run.Stopped = get<std::string>(Node, "stopped");
+  if (const YAML::Node B = Node["breakdown"]; B && B.IsMap())
+    Run.Breakdown = BreakdownRun{
+        get<unsigned>(B, "iterations"), get<double>(B, "iteration_ms"),
+        get<double>(B, "wall_seconds"), get<bool>(B, "ended_early")};
   return Run;
 }
 
@@ -447,6 +475,8 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
     M.TorchVersion = get<std::string>(Root["environment"], "torch_version");
     M.Threads = get<int>(Root["environment"], "threads");
     Report.BuildSeconds = get<double>(Root["time"], "build_seconds");
+    M.TimeBudgetSeconds = get<double>(Root["time"], "time_budget_seconds");
+    M.TimeBudgetSpent = get<bool>(Root["time"], "time_budget_spent");
     for (const YAML::Node &Run : Root["runs"])
       M.Runs.push_back(readRun(Run));
     for (const YAML::Node &Problem : Root["problems"])

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace skyline::rt {
 
@@ -26,6 +27,64 @@ Summary summarize(std::vector<double> Values) {
     Squares += (V - S.Mean) * (V - S.Mean);
   S.Stddev = N > 1 ? std::sqrt(Squares / (N - 1)) : 0;
   return S;
+}
+
+const char *runModeName(RunMode M) {
+  return M == RunMode::Timing ? "timing" : "breakdown";
+}
+
+const char *stopReasonName(StopReason R) {
+  switch (R) {
+  case StopReason::Continue:
+    return "continue";
+  case StopReason::Count:
+    return "count";
+  case StopReason::Stable:
+    return "stable";
+  case StopReason::TimeLimit:
+    return "time_limit";
+  case StopReason::EndedEarly:
+    return "ended_early";
+  case StopReason::OutOfMemory:
+    return "out_of_memory";
+  }
+  return "count";
+}
+
+double relativeMedianError(const double *Values, int N) {
+  N = std::min(N, MaxMeasuredIterations);
+  if (N < 2)
+    return std::numeric_limits<double>::infinity();
+  // Called at an iteration boundary: a copy on the stack, no allocation.
+  std::array<double, MaxMeasuredIterations> Sorted;
+  std::copy(Values, Values + N, Sorted.begin());
+  std::sort(Sorted.begin(), Sorted.begin() + N);
+  double Median =
+      N % 2 ? Sorted[N / 2] : (Sorted[N / 2 - 1] + Sorted[N / 2]) / 2;
+  double Sum = 0;
+  for (int I = 0; I < N; ++I)
+    Sum += Sorted[I];
+  double Mean = Sum / N, Squares = 0;
+  for (int I = 0; I < N; ++I)
+    Squares += (Sorted[I] - Mean) * (Sorted[I] - Mean);
+  if (Median <= 0)
+    return std::numeric_limits<double>::infinity();
+  return 1.2533 * std::sqrt(Squares / (N - 1)) / std::sqrt(double(N)) / Median;
+}
+
+StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
+                      int Measured, double ElapsedSeconds) {
+  int Max = std::max(1, Rule.MaxIterations);
+  if (Measured >= Max)
+    return StopReason::Count;
+  if (Measured < std::min(std::max(1, Rule.MinIterations), Max))
+    return StopReason::Continue;
+  if (Rule.TimeLimitSeconds > 0 && ElapsedSeconds >= Rule.TimeLimitSeconds)
+    return StopReason::TimeLimit;
+  if (Rule.Tolerance > 0 &&
+      relativeMedianError(IterationMs, Measured) <= Rule.Tolerance)
+    return StopReason::Stable;
+  return StopReason::Continue;
 }
 
 RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
@@ -58,6 +117,27 @@ void writeQuoted(std::FILE *Out, const std::string &Text) {
   std::fputc('"', Out);
 }
 
+void writeBreakdown(std::FILE *Out, const RunResult &R);
+
+/// A CUDA run's device memory, allocator peak and CUPTI state.
+void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
+  std::fprintf(Out,
+               "gpu: {memory_total_bytes: %lld, memory_free_bytes: %lld, "
+               "memory_capacity_bytes: %lld, allocator_peak_bytes: %lld, "
+               "allocator_peak_reserved_bytes: %lld, "
+               "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
+               "cupti: %s, kernels: %llu, dropped_records: %llu, note: ",
+               (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
+               (long long)G.MemoryCapacityBytes,
+               (long long)G.AllocatorPeakBytes,
+               (long long)G.AllocatorPeakReservedBytes,
+               (long long)G.AllocatorReservedBytes, (long long)G.HostPeakBytes,
+               G.CuptiLoaded ? "true" : "false", (unsigned long long)G.Kernels,
+               (unsigned long long)G.DroppedRecords);
+  writeQuoted(Out, G.Note);
+  std::fprintf(Out, "}\n");
+}
+
 } // namespace
 
 bool writeRunResult(const RunResult &R, const std::string &Path) {
@@ -69,6 +149,14 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::fprintf(Out, "batch_size: %lld\n", static_cast<long long>(R.BatchSize));
   std::fprintf(Out, "oom: %s\n", R.OutOfMemory ? "true" : "false");
   std::fprintf(Out, "iterations: %d\n", R.Iterations);
+  std::fprintf(Out, "mode: %s\n", runModeName(R.Mode));
+  std::fprintf(Out, "stopped: %s\n", stopReasonName(R.Stopped));
+  std::fprintf(Out, "ended_early: %s\n", R.EndedEarly ? "true" : "false");
+  std::fprintf(Out,
+               "warmup: %d\niterations_asked: %d\nmin_iterations: %d\n"
+               "iterations_reached: %d\n",
+               R.Warmup, R.IterationsAsked, R.MinIterations,
+               R.IterationsReached);
   std::fprintf(Out, "torch_version: ");
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\nthreads: %d\n", R.Threads);
@@ -83,18 +171,33 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
       R.IterationMs.Min, R.IterationMs.Max);
   std::fprintf(Out, "throughput: %.3f\n", R.Throughput);
   std::fprintf(Out, "peak_bytes: %lld\n", static_cast<long long>(R.PeakBytes));
+  if (R.Mode == RunMode::Breakdown)
+    writeBreakdown(Out, R);
+  if (R.Gpu.Used)
+    writeGpu(Out, R.Gpu);
+  bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
+  Ok = std::fclose(Out) == 0 && Ok;
+  return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;
+}
+
+namespace {
+
+/// What only a breakdown run measures: phases, kinds, layers.
+void writeBreakdown(std::FILE *Out, const RunResult &R) {
   std::fprintf(Out, "peak_bytes_by_phase:\n");
   for (size_t I = 0; I < NumPhases; ++I)
     std::fprintf(Out, "  %s: %lld\n", phaseName(Phase(I)),
                  static_cast<long long>(R.PeakByPhase[I]));
   const RunResult::Breakdown &M = R.Memory;
-  std::fprintf(
-      Out,
-      "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
-      "activations: %lld, data: %lld, temporaries: %lld, untracked: %lld}\n",
-      (long long)M.Weights, (long long)M.Gradients, (long long)M.OptimizerState,
-      (long long)M.Activations, (long long)M.Data, (long long)M.Temporaries,
-      (long long)M.Untracked);
+  if (R.HasMemoryBreakdown)
+    std::fprintf(
+        Out,
+        "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
+        "activations: %lld, data: %lld, temporaries: %lld, untracked: "
+        "%lld}\n",
+        (long long)M.Weights, (long long)M.Gradients,
+        (long long)M.OptimizerState, (long long)M.Activations,
+        (long long)M.Data, (long long)M.Temporaries, (long long)M.Untracked);
   double Phases = 0;
   for (double Ms : R.TimeSplitMs)
     Phases += Ms;
@@ -107,16 +210,21 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
                R.TimeSplitMs[size_t(Phase::Optimizer)],
                std::max(0.0, R.IterationMs.Mean - Phases));
   std::fprintf(Out, "layers:%s\n", R.Layers.empty() ? " []" : "");
-  for (const RunResult::Layer &Layer : R.Layers)
+  for (const RunResult::Layer &Layer : R.Layers) {
     std::fprintf(Out,
                  "  - {scope: %d, forward_ms: %.4f, backward_ms: %.4f, "
-                 "activation_bytes: %lld, weight_bytes: %lld}\n",
+                 "activation_bytes: %lld",
                  Layer.ScopeId, Layer.ForwardMs, Layer.BackwardMs,
-                 static_cast<long long>(Layer.ActivationBytes),
-                 static_cast<long long>(Layer.WeightBytes));
-  bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
-  Ok = std::fclose(Out) == 0 && Ok;
-  return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;
+                 static_cast<long long>(Layer.ActivationBytes));
+    if (R.HasMemoryBreakdown)
+      std::fprintf(Out, ", weight_bytes: %lld",
+                   static_cast<long long>(Layer.WeightBytes));
+    if (Layer.GpuMs >= 0) // CUDA runs only
+      std::fprintf(Out, ", gpu_ms: %.4f", Layer.GpuMs);
+    std::fprintf(Out, "}\n");
+  }
 }
+
+} // namespace
 
 } // namespace skyline::rt

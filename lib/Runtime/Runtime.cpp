@@ -4,11 +4,22 @@
 //   SKYLINE_RESULT         where to write the run's result; unset = inactive
 //   SKYLINE_BATCH_SIZE     the batch size to use instead of the declared one
 //   SKYLINE_WARMUP         iterations not measured (default 2)
-//   SKYLINE_ITERATIONS     iterations measured (default 8, at most 4096)
+//   SKYLINE_ITERATIONS     the most iterations measured (default 8, at most
+//                          4096)
+//   SKYLINE_MIN_ITERATIONS the fewest (default: SKYLINE_ITERATIONS)
+//   SKYLINE_TOLERANCE      stop once the median's relative standard error
+//                          is at most this (0.02 = 2%; default 0: measure
+//                          SKYLINE_ITERATIONS)
+//   SKYLINE_TIME_LIMIT     seconds from the program's start after which the
+//                          run stops, once it has the fewest (0 = none)
+//   SKYLINE_MODE           breakdown (default: every hook) or timing (the
+//                          iteration boundaries and the memory tracker only)
 //   SKYLINE_MEMORY_BUDGET  bytes of CPU memory the run may hold (0 = none)
 // After warm-up plus the measured iterations the result is written and the
 // process ends (exit 0); crossing the budget writes an OOM result and exits
-// with ExitOutOfMemory. Nothing throws into the user's program.
+// with ExitOutOfMemory. A program that returns before that writes a partial
+// result at exit (ended_early), with the iterations it measured, and keeps
+// its own exit code. Nothing throws into the user's program.
 //
 // Layers: each module call site is a scope. Forward time is the scope's self
 // time; backward time comes from RecordFunction: a forward op's autograd
@@ -20,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "skyline/runtime/Runtime.h"
+#include "skyline/runtime/CudaSupport.h"
 #include "skyline/runtime/MemoryTracker.h"
 #include "skyline/runtime/RunResult.h"
 #include "skyline/runtime/TensorAccounting.h"
@@ -48,16 +60,29 @@
 namespace skyline::rt {
 namespace {
 
-constexpr int MaxIterations = 4096;
+constexpr int MaxIterations = MaxMeasuredIterations;
 
 struct Config {
   bool Active = false;
+  /// Active in breakdown mode: the scope, phase and RecordFunction hooks run.
+  bool Hooks = false;
+  RunMode Mode = RunMode::Breakdown;
   int64_t BatchSize = 0; // 0: keep the declared one
   int Warmup = 2;
-  int Iterations = 8;
+  int Iterations = 8; // the most measured
+  StoppingRule Stop;
   int64_t MemoryBudget = 0;
   std::string ResultPath;
 };
+
+double envNumber(const char *Name, double Default) {
+  const char *Text = std::getenv(Name);
+  if (!Text || !*Text)
+    return Default;
+  char *End = nullptr;
+  double Value = std::strtod(Text, &End);
+  return End && *End == '\0' && Value >= 0 ? Value : Default;
+}
 
 int64_t envInteger(const char *Name, int64_t Default) {
   const char *Text = std::getenv(Name);
@@ -81,6 +106,15 @@ Config readConfig() {
   C.Iterations = int(std::clamp<int64_t>(envInteger("SKYLINE_ITERATIONS", 8), 1,
                                          MaxIterations));
   C.MemoryBudget = envInteger("SKYLINE_MEMORY_BUDGET", 0);
+  const char *Mode = std::getenv("SKYLINE_MODE");
+  C.Mode = Mode && std::strcmp(Mode, "timing") == 0 ? RunMode::Timing
+                                                    : RunMode::Breakdown;
+  C.Hooks = C.Mode == RunMode::Breakdown;
+  C.Stop.MaxIterations = C.Iterations;
+  C.Stop.MinIterations = int(std::clamp<int64_t>(
+      envInteger("SKYLINE_MIN_ITERATIONS", C.Iterations), 1, C.Iterations));
+  C.Stop.Tolerance = envNumber("SKYLINE_TOLERANCE", 0);
+  C.Stop.TimeLimitSeconds = envNumber("SKYLINE_TIME_LIMIT", 0);
   return C;
 }
 
@@ -93,9 +127,15 @@ const Config &config() {
 /// nothing.
 struct IterationClock {
   std::array<int64_t, MaxIterations * 2 + 2> StartNs{};
+  /// The measured iterations' times so far, for the stopping rule.
+  std::array<double, MaxIterations> MeasuredMs{};
   /// Read by the callbacks on autograd threads too.
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
+  int64_t ProgramStartNs = 0; // when the runtime was loaded
+  /// Set by the first path that writes the result (end of the run, out of
+  /// memory, program exit): the result is written once.
+  std::atomic<bool> Finished{false};
 } Clock;
 
 /// Inside a measured iteration: after warm-up, before the last boundary.
@@ -265,6 +305,9 @@ onBackwardOpStart(const at::RecordFunction &Fn) {
   if (Depth < BackwardStack.Frames.size())
     BackwardStack.Frames[Depth] = {
         ForwardOps.lookup(Fn.seqNr(), Fn.forwardThreadId()), Now, 0};
+  cuda::scopeEnter(Depth < BackwardStack.Frames.size()
+                       ? BackwardStack.Frames[Depth].Scope
+                       : -1); // its kernels are its forward's layer's
   return nullptr;
 }
 
@@ -272,6 +315,7 @@ void onBackwardOpEnd(const at::RecordFunction &, at::ObserverContext *) {
   if (BackwardStack.Depth == 0)
     return;
   size_t Depth = --BackwardStack.Depth;
+  cuda::scopeExit();
   if (Depth >= BackwardStack.Frames.size())
     return;
   const BackwardFrame &Frame = BackwardStack.Frames[Depth];
@@ -466,6 +510,7 @@ void describeEnvironment(RunResult &R) {
   R.Threads = at::get_num_threads();
   R.DeviceType = "cpu";
   R.DeviceName = cpuName();
+  cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
 }
 
 /// One row per scope entered and the (unscoped) row: what the forward phase
@@ -501,13 +546,24 @@ std::vector<RunResult::Layer> layerRows(const RunResult &R,
   return Rows;
 }
 
-RunResult collect(bool OutOfMemory) {
+/// What the run measured. At program exit (Why is EndedEarly) the program's
+/// modules and optimizers are destroyed: the weights and the optimizers'
+/// tensors are not looked at, so the memory kinds and the layers' weight
+/// bytes are left out rather than wrong.
+RunResult collect(StopReason Why) {
   const Config &C = config();
   RunResult R;
   R.BatchSize = Clock.EffectiveBatchSize;
-  R.OutOfMemory = OutOfMemory;
+  R.OutOfMemory = Why == StopReason::OutOfMemory;
+  R.Mode = C.Mode;
+  R.Stopped = Why;
+  R.EndedEarly = Why == StopReason::EndedEarly;
+  R.Warmup = C.Warmup;
+  R.IterationsAsked = C.Iterations;
+  R.MinIterations = C.Stop.MinIterations;
   std::vector<double> Ms;
   int Count = Clock.Count.load();
+  R.IterationsReached = Count;
   for (int I = C.Warmup; I + 1 < Count && int(Ms.size()) < C.Iterations; ++I)
     Ms.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
   R.Iterations = int(Ms.size());
@@ -517,32 +573,76 @@ RunResult collect(bool OutOfMemory) {
                      : 0;
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
+  R.HasMemoryBreakdown = C.Hooks && !R.EndedEarly;
+  describeEnvironment(R);
+  if (!C.Hooks)
+    return R;
   R.PeakByPhase = Tracker.peakByPhase();
   if (R.Iterations)
     for (size_t I = 0; I < NumPhases; ++I)
       R.TimeSplitMs[I] = double(PhaseTime.Ns[I].load()) / 1e6 / R.Iterations;
-  ModuleWeights Weights = moduleWeights();
-  R.Memory = breakdownAtPeak(R.PeakByPhase, Weights);
+  ModuleWeights Weights;
+  if (R.HasMemoryBreakdown) {
+    Weights = moduleWeights();
+    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights);
+  } else {
+    // Only the allocation tags: activations are the forward phase's bytes.
+    R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
+  }
   R.Layers = layerRows(R, Tracker.peakForwardByScope(), Weights);
-  describeEnvironment(R);
+  cuda::completeLayers(R); // a CUDA run: gpu_ms per layer
   return R;
 }
 
-[[noreturn]] void finish(bool OutOfMemory) {
+/// Writes the result once; false when another path wrote it first or the
+/// file could not be written (Written says which).
+bool writeResultOnce(StopReason Why, bool &Written) {
+  Written = false;
+  if (Clock.Finished.exchange(true))
+    return false;
+  // Nothing the result's collection allocates is an out-of-memory.
+  MemoryTracker::install().setBudget(0, nullptr);
   RunResult R;
   try {
-    R = collect(OutOfMemory);
+    R = collect(Why);
   } catch (...) {
-    R.OutOfMemory = OutOfMemory; // a partial result beats none
+    R.OutOfMemory = Why == StopReason::OutOfMemory; // a partial result
+    R.Stopped = Why;                                // beats none
+    R.EndedEarly = Why == StopReason::EndedEarly;
+    R.HasMemoryBreakdown = false;
   }
-  bool Written = writeRunResult(R, config().ResultPath);
-  std::fflush(nullptr);
-  std::_Exit(!Written      ? ExitResultNotWritten
-             : OutOfMemory ? ExitOutOfMemory
-                           : 0);
+  Written = writeRunResult(R, config().ResultPath);
+  return true;
 }
 
-[[noreturn]] void onOutOfMemory(size_t, int64_t, int64_t) { finish(true); }
+[[noreturn]] void finish(StopReason Why) {
+  bool Written = false;
+  if (!writeResultOnce(Why, Written)) {
+    // Another thread is writing the result and ends the process; this one
+    // must not return into the program meanwhile.
+    for (;;)
+      pause();
+  }
+  std::fflush(nullptr);
+  std::_Exit(!Written                         ? ExitResultNotWritten
+             : Why == StopReason::OutOfMemory ? ExitOutOfMemory
+                                              : 0);
+}
+
+[[noreturn]] void onOutOfMemory(size_t, int64_t, int64_t) {
+  finish(StopReason::OutOfMemory);
+}
+
+/// The program returned (or called exit()) before the run ended it: a
+/// partial result, and the program's own exit code, unless the result
+/// cannot be written.
+void onProgramExit() noexcept {
+  bool Written = false;
+  if (writeResultOnce(StopReason::EndedEarly, Written) && !Written) {
+    std::fflush(nullptr);
+    std::_Exit(ExitResultNotWritten);
+  }
+}
 
 /// Installs the memory tracker before the program's own static
 /// constructors and main build the model, so weights are seen.
@@ -550,9 +650,16 @@ struct Activation {
   Activation() {
     if (!config().Active)
       return;
+    Clock.ProgramStartNs = nowNs();
+    // The tracker stays in a timing run: it enforces the budget (the CPU
+    // has no out-of-memory of its own) and gives the peak.
     MemoryTracker &Tracker = MemoryTracker::install();
     if (config().MemoryBudget > 0)
       Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
+    // After config() and the tracker exist, so both outlive the handler.
+    std::atexit(&onProgramExit);
+    if (!config().Hooks)
+      return;
     at::addGlobalCallback(at::RecordFunctionCallback(&onForwardOp)
                               .scopes({at::RecordScope::FUNCTION}));
     at::addGlobalCallback(
@@ -589,25 +696,35 @@ void iteration_begin() noexcept {
   int Index = Clock.Count.load(std::memory_order_relaxed);
   if (Index >= int(Clock.StartNs.size()))
     return;
+  cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory);
   int64_t Now = nowNs();
-  // Close the previous iteration's last phase at the boundary itself.
-  int64_t Last =
-      PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
   MemoryTracker &Tracker = MemoryTracker::install();
-  if (measuring() && Last > 0)
-    PhaseTime.Ns[size_t(Tracker.phase())].fetch_add(Now - Last,
-                                                    std::memory_order_relaxed);
+  if (C.Hooks) {
+    // Close the previous iteration's last phase at the boundary itself.
+    int64_t Last =
+        PhaseTime.LastSwitchNs.exchange(Now, std::memory_order_relaxed);
+    if (measuring() && Last > 0)
+      PhaseTime.Ns[size_t(Tracker.phase())].fetch_add(
+          Now - Last, std::memory_order_relaxed);
+  }
   Clock.StartNs[Index] = Now;
   Clock.Count.store(Index + 1, std::memory_order_relaxed);
-  Tracker.setPhase(Phase::Data);
+  if (C.Hooks)
+    Tracker.setPhase(Phase::Data);
   if (Index == C.Warmup)
     Tracker.resetPeak(); // the measured iterations' peak, not the warm-up's
-  if (Index == C.Warmup + C.Iterations)
-    finish(false);
+  int Measured = Index - C.Warmup;
+  if (Measured <= 0)
+    return;
+  Clock.MeasuredMs[Measured - 1] = double(Now - Clock.StartNs[Index - 1]) / 1e6;
+  StopReason Why = whenToStop(C.Stop, Clock.MeasuredMs.data(), Measured,
+                              double(Now - Clock.ProgramStartNs) / 1e9);
+  if (Why != StopReason::Continue)
+    finish(Why);
 }
 
 void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {
-  if (!config().Active)
+  if (!config().Hooks)
     return;
   for (size_t I = 0; I < Optimizers.Count; ++I)
     if (Optimizers.List[I] == &Optimizer)
@@ -617,14 +734,14 @@ void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {
 }
 
 void optimizer_phase_begin() noexcept {
-  if (!config().Active)
+  if (!config().Hooks)
     return;
   InOptimizerStep.store(true, std::memory_order_relaxed);
   switchPhase(Phase::Optimizer);
 }
 
 void optimizer_phase_end() noexcept {
-  if (!config().Active)
+  if (!config().Hooks)
     return;
   InOptimizerStep.store(false, std::memory_order_relaxed);
   // What follows a step is the next batch being loaded (a range-for over a
@@ -634,7 +751,7 @@ void optimizer_phase_end() noexcept {
 }
 
 void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
-  if (!config().Active)
+  if (!config().Hooks)
     return;
   bool Known = ScopeId >= 0 && ScopeId < MaxScopes;
   if (Known && !Entered[ScopeId].load(std::memory_order_relaxed))
@@ -646,6 +763,7 @@ void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
   if (ScopeStack.Depth < ScopeStack.Frames.size())
     ScopeStack.Frames[ScopeStack.Depth] = {ScopeId, nowNs(), 0};
   ++ScopeStack.Depth;
+  cuda::scopeEnter(ScopeId);
   ScopeStack.EverEntered = true;
   MemoryTracker::setThreadScope(currentScope());
 }
@@ -653,9 +771,10 @@ void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
 // calls put the phase back to forward, as they should.
 
 void scope_exit(int ScopeId) noexcept {
-  if (!config().Active || ScopeStack.Depth == 0)
+  if (!config().Hooks || ScopeStack.Depth == 0)
     return;
   size_t Depth = --ScopeStack.Depth;
+  cuda::scopeExit();
   MemoryTracker::setThreadScope(currentScope());
   if (Depth >= ScopeStack.Frames.size())
     return;

@@ -57,22 +57,28 @@ TEST(BatchSizeTest, NamespaceConstantsToldApartByTheLoopTheyFeed) {
   EXPECT_EQ(Model.BatchSize->Literal.Line, 3u);
   EXPECT_EQ(Model.BatchSize->Literal.Column, 33u);
   EXPECT_EQ(Model.BatchSize->Literal.Length, 2u);
-  EXPECT_EQ(llvm::StringRef(MnistStyle).substr(Model.BatchSize->Literal.Offset, 2), "64");
+  EXPECT_EQ(
+      llvm::StringRef(MnistStyle).substr(Model.BatchSize->Literal.Offset, 2),
+      "64");
   ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
   EXPECT_EQ(Model.OtherBatchSizes[0].Name, "kTestBatchSize");
   EXPECT_EQ(Model.OtherBatchSizes[0].Value, 1000);
   EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
   // The chain goes from the use to the declaration.
   ASSERT_GE(Model.BatchSize->Chain.size(), 2u);
-  EXPECT_EQ(Model.BatchSize->Chain.front().Description, "batch size of make_data_loader");
+  EXPECT_EQ(Model.BatchSize->Chain.front().Description,
+            "batch size of make_data_loader");
   EXPECT_EQ(Model.BatchSize->Chain.back().Line, 3u);
 }
 
 TEST(BatchSizeTest, TestConstantDeclaredFirstIsStillEval) {
   std::string Code = MnistStyle;
   // Swap the declaration order: the role must come from the uses.
-  Code.replace(Code.find("const int64_t kTrainBatchSize = 64;\nconst int64_t kTestBatchSize = 1000;"),
-               71, "const int64_t kTestBatchSize = 1000;\nconst int64_t kTrainBatchSize = 64;");
+  Code.replace(Code.find("const int64_t kTrainBatchSize = 64;\nconst int64_t "
+                         "kTestBatchSize = 1000;"),
+               71,
+               "const int64_t kTestBatchSize = 1000;\nconst int64_t "
+               "kTrainBatchSize = 64;");
   ProgramModel Model = analyze(Code);
   ASSERT_TRUE(Model.BatchSize);
   EXPECT_EQ(Model.BatchSize->Name, "kTrainBatchSize");
@@ -297,7 +303,8 @@ int main(int argc, char **argv) {
   EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::CommandLineDefault);
   EXPECT_EQ(Model.BatchSize->Name, "batch_size");
   EXPECT_EQ(Model.BatchSize->Literal.Line, 4u);
-  EXPECT_EQ(llvm::StringRef(Code).substr(Model.BatchSize->Literal.Offset, 2), "64");
+  EXPECT_EQ(llvm::StringRef(Code).substr(Model.BatchSize->Literal.Offset, 2),
+            "64");
 }
 
 TEST(BatchSizeTest, GetenvDefault) {
@@ -369,7 +376,8 @@ int main() {
   EXPECT_EQ(Model.BatchSize->Kind, BatchSizeKind::Derived);
   EXPECT_EQ(Model.BatchSize->Name, "kBatchPerRank");
   EXPECT_EQ(Model.BatchSize->Literal.Line, 5u);
-  EXPECT_EQ(Model.BatchSize->Literal.Length, std::string("kTotalBatch / kRanks").size());
+  EXPECT_EQ(Model.BatchSize->Literal.Length,
+            std::string("kTotalBatch / kRanks").size());
 }
 
 TEST(BatchSizeTest, NamedVariableOverridesSearch) {
@@ -554,6 +562,65 @@ int main() {}
   EXPECT_EQ(Model.BatchSize->Confidence, 0.95);
   ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
   EXPECT_EQ(Model.OtherBatchSizes[0].Value, 512);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
+}
+
+TEST(BatchSizeTest, LoaderReturnedByAFunctionTakesTheRoleOfItsCaller) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Config { size_t batch_size = 24; };
+auto make_loader(const Config &config) {
+  auto options = torch::data::DataLoaderOptions();
+  options.batch_size(config.batch_size);
+  return torch::data::make_data_loader(torch::data::datasets::MNIST("d"), options);
+}
+int main() {
+  Config config;
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = make_loader(config);
+  for (auto &batch : *loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "Config::batch_size");
+  EXPECT_EQ(Model.BatchSize->Value, 24);
+  EXPECT_EQ(Model.BatchSize->Role, BatchSizeRole::Train);
+  EXPECT_DOUBLE_EQ(Model.BatchSize->Confidence, 0.95);
+  EXPECT_TRUE(Model.Warnings.empty());
+}
+
+TEST(BatchSizeTest, ArgumentOfAParameterNamedLikeABatchSize) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Loader {
+  Loader(int64_t batch_size_) {}
+  bool operator()(torch::Tensor &batch) { return false; }
+};
+int main() {
+  const int64_t eval_rows = 100;
+  const int64_t rows = 16;
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  Loader loader(rows), eval_loader(eval_rows);
+  torch::Tensor batch;
+  while (loader(batch)) {
+    model(batch).backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "rows");
+  EXPECT_EQ(Model.BatchSize->Value, 16);
+  EXPECT_EQ(Model.BatchSize->Literal.Line, 9u);
+  ASSERT_EQ(Model.OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Model.OtherBatchSizes[0].Value, 100);
   EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
 }
 

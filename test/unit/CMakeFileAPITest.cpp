@@ -131,6 +131,21 @@ TEST(CMakeFileAPITest, PrefersTheExecutableThatCompilesMostSources) {
   EXPECT_EQ(Relative->Name, "train");
 }
 
+TEST(CMakeFileAPITest, OtherSourcesAreTheRestOfTheTargetsCXX) {
+  CMakeTarget Target;
+  Target.Sources = {"/p/src/train.cpp", "/p/src/model.cpp",
+                    "/p/src/io.c",      "/p/src/kernels.cu",
+                    "/p/src/data.cc",   "/p/src/model.cpp"};
+  EXPECT_THAT(otherSources(Target, {"/p/src/train.cpp"}),
+              ElementsAre("/p/src/model.cpp", "/p/src/data.cc"));
+  // The given source written another way is still the given one.
+  EXPECT_THAT(otherSources(Target, {"/p/src/../src/model.cpp"}),
+              ElementsAre("/p/src/train.cpp", "/p/src/data.cc"));
+  EXPECT_THAT(otherSources(Target, {"/p/src/train.cpp", "/p/src/model.cpp",
+                                    "/p/src/data.cc"}),
+              ::testing::IsEmpty());
+}
+
 TEST(CMakeFileAPITest, NoExecutableOrNoTargetIsAnError) {
   auto Library =
       readTargetWithSource(Index, {"/home/user/proj/src/helper.cpp"});

@@ -52,6 +52,36 @@ TEST(CommandLineTest, FixOptions) {
   EXPECT_EQ(Options->BatchSizeVar, "kBatch");
 }
 
+TEST(CommandLineTest, MeasurementOptions) {
+  auto Defaults = parse({"a.cpp"});
+  auto *Options = std::get_if<CommandLineOptions>(&Defaults);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->Measure.Iterations, 50u);
+  EXPECT_EQ(Options->Measure.MinIterations, 5u);
+  EXPECT_DOUBLE_EQ(Options->Measure.Tolerance, 0.02);
+  EXPECT_DOUBLE_EQ(Options->Measure.TimeBudgetSeconds, 120);
+  EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::All);
+  EXPECT_EQ(Options->Measure.BreakdownIterations, 3u);
+
+  auto Given = parse({"a.cpp", "--iterations=20", "--min-iterations=4",
+                      "--tolerance=1%", "--time-budget=30",
+                      "--breakdown-runs=declared", "--breakdown-iterations=2"});
+  Options = std::get_if<CommandLineOptions>(&Given);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->Measure.Iterations, 20u);
+  EXPECT_EQ(Options->Measure.MinIterations, 4u);
+  EXPECT_DOUBLE_EQ(Options->Measure.Tolerance, 0.01);
+  EXPECT_DOUBLE_EQ(Options->Measure.TimeBudgetSeconds, 30);
+  EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::Declared);
+  EXPECT_EQ(Options->Measure.BreakdownIterations, 2u);
+
+  for (auto Args : {std::vector<const char *>{"a.cpp", "--breakdown-runs=some"},
+                    std::vector<const char *>{"a.cpp", "--tolerance=x"},
+                    std::vector<const char *>{"a.cpp", "--time-budget=-1"},
+                    std::vector<const char *>{"a.cpp", "--min-iterations=0"}})
+    EXPECT_TRUE(std::holds_alternative<UsageError>(parse(Args))) << Args[1];
+}
+
 TEST(CommandLineTest, UsageErrors) {
   struct Case {
     std::vector<const char *> Args;

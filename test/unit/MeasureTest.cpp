@@ -3,8 +3,12 @@
 #include "skyline/Measure.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+
+#include <unistd.h>
 
 using namespace skyline;
 
@@ -19,6 +23,15 @@ TEST(MeasureTest, ByteSizes) {
   EXPECT_FALSE(parseByteSize("lots"));
   EXPECT_FALSE(parseByteSize("12XB"));
   EXPECT_FALSE(parseByteSize(""));
+}
+
+TEST(MeasureTest, WarnsOfAMachineBusierThanItsCores) {
+  EXPECT_FALSE(busyMachineWarning(1.9, 2));
+  EXPECT_FALSE(busyMachineWarning(2.0, 2));
+  EXPECT_EQ(busyMachineWarning(7.14, 2).value_or(""),
+            "the machine was busy (load average 7.1 on 2 cores): times include "
+            "waiting for a CPU; measure on a quiet machine, or fix "
+            "OMP_NUM_THREADS");
 }
 
 TEST(MeasureTest, DoublesThenBacksOff) {
@@ -68,6 +81,252 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   ASSERT_FALSE(bool(Missing));
   EXPECT_NE(llvm::toString(Missing.takeError()).find("unreadable run result"),
             std::string::npos);
+}
+
+TEST(MeasureTest, TimeBudgetIsSharedAmongTheSizesLeft) {
+  EXPECT_EQ(timingRunSeconds(0, 10, 4, true), 0) << "no budget, no limit";
+  // 120 s for 4 sizes: 30 s each, a quarter of it for the breakdown run.
+  EXPECT_DOUBLE_EQ(timingRunSeconds(120, 0, 4, true), 22.5);
+  EXPECT_DOUBLE_EQ(timingRunSeconds(120, 0, 4, false), 30);
+  // What the first sizes left over goes to the later ones.
+  EXPECT_DOUBLE_EQ(timingRunSeconds(120, 20, 2, false), 50);
+  // Spent: a limit so small that the run measures its fewest iterations.
+  double Spent = timingRunSeconds(120, 130, 2, true);
+  EXPECT_GT(Spent, 0);
+  EXPECT_LT(Spent, 0.01);
+}
+
+TEST(MeasureTest, MergesTheTimingAndTheBreakdownRun) {
+  MeasuredRun Timing;
+  Timing.BatchSize = 32;
+  Timing.Iterations = 20;
+  Timing.IterationMs = {10, 10, 0.1, 9.8, 10.4};
+  Timing.PeakBytes = 1000;
+  Timing.WallSeconds = 2;
+  MeasuredRun Breakdown;
+  Breakdown.BatchSize = 32;
+  Breakdown.Iterations = 3;
+  Breakdown.IterationMs = {12, 12.5, 0.5, 12, 13};
+  Breakdown.PeakBytes = 1010;
+  Breakdown.WallSeconds = 1;
+  Breakdown.Memory = {{"weights", 10}, {"activations", 1000}};
+  Breakdown.TimeSplitMs = {{"forward", 5}, {"backward", 7.5}};
+  LayerMeasure Layer;
+  Layer.Scope = 0;
+  Layer.ForwardMs = 5;
+  Layer.BackwardMs = 2.5;
+  Breakdown.Layers = {Layer};
+  MeasuredRun Run = mergeRuns(Timing, Breakdown);
+  EXPECT_EQ(Run.Iterations, 20u) << "the timing run's";
+  EXPECT_DOUBLE_EQ(Run.IterationMs.Median, 10);
+  EXPECT_EQ(Run.PeakBytes, 1010) << "the kinds add up to the breakdown's peak";
+  EXPECT_EQ(Run.Memory, Breakdown.Memory);
+  // Scaled by 10 / 12.5: the split still adds up to the timing run's mean.
+  ASSERT_EQ(Run.TimeSplitMs.size(), 2u);
+  EXPECT_DOUBLE_EQ(Run.TimeSplitMs[0].second + Run.TimeSplitMs[1].second, 10);
+  ASSERT_EQ(Run.Layers.size(), 1u);
+  EXPECT_DOUBLE_EQ(Run.Layers[0].ForwardMs, 4);
+  EXPECT_DOUBLE_EQ(Run.Layers[0].BackwardMs, 2);
+  ASSERT_TRUE(Run.Breakdown);
+  EXPECT_EQ(Run.Breakdown->Iterations, 3u);
+  EXPECT_DOUBLE_EQ(Run.Breakdown->IterationMs, 12.5);
+  EXPECT_DOUBLE_EQ(Run.WallSeconds, 3);
+
+  Breakdown.OutOfMemory = true;
+  EXPECT_TRUE(mergeRuns(Timing, Breakdown).OutOfMemory)
+      << "an out-of-memory breakdown run is out of memory at that size";
+}
+
+/// A stand-in for an instrumented program: a shell script that writes the
+/// result the runtime would, per SKYLINE_MODE, and notes its environment.
+class FakeProgram {
+public:
+  explicit FakeProgram(const std::string &Name) {
+    llvm::SmallString<128> Path;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
+    Dir = std::string(Path);
+    Options.WorkDir = Dir + "/work";
+    Options.MaxRuns = 1;
+    Options.Warmup = 2;
+    Options.Iterations = 50;
+  }
+  ~FakeProgram() { llvm::sys::fs::remove_directories(Dir); }
+
+  /// Timing and Breakdown are shell snippets that run in the script with
+  /// $SKYLINE_RESULT and the other variables set.
+  std::string write(const std::string &Timing, const std::string &Breakdown) {
+    std::string Script = Dir + "/program.sh";
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Script, EC);
+    Out << "#!/bin/sh\n"
+        << "echo \"$SKYLINE_MODE $SKYLINE_ITERATIONS $SKYLINE_MIN_ITERATIONS "
+           "$SKYLINE_TOLERANCE $SKYLINE_TIME_LIMIT\" >> "
+        << Dir << "/calls.txt\n"
+        << "if [ \"$SKYLINE_MODE\" = timing ]; then\n"
+        << Timing << "\nelse\n"
+        << Breakdown << "\nfi\n";
+    Out.close();
+    llvm::sys::fs::setPermissions(Script, llvm::sys::fs::all_all);
+    return Script;
+  }
+
+  std::string calls() const {
+    auto Text = llvm::MemoryBuffer::getFile(Dir + "/calls.txt");
+    return Text ? (*Text)->getBuffer().str() : "";
+  }
+
+  std::string Dir;
+  MeasureOptions Options;
+};
+
+/// A result file's text, as the runtime writes it.
+std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
+                   int Reached, bool OutOfMemory = false) {
+  std::string Text =
+      "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
+      "batch_size: $SKYLINE_BATCH_SIZE\noom: " +
+      std::string(OutOfMemory ? "true" : "false") +
+      "\niterations: " + std::to_string(Iterations) + "\nmode: " + Mode +
+      "\nstopped: " + (EndedEarly ? "ended_early" : "count") +
+      "\nended_early: " + (EndedEarly ? "true" : "false") +
+      "\nwarmup: 2\niterations_asked: $SKYLINE_ITERATIONS\n"
+      "min_iterations: $SKYLINE_MIN_ITERATIONS\niterations_reached: " +
+      std::to_string(Reached) +
+      "\niteration_ms: {median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, max: "
+      "2.1}\nthroughput: 4000\npeak_bytes: 5000\n";
+  if (Mode == "breakdown")
+    Text += "peak_bytes_by_phase:\n  construction: 5000\n"
+            "time_split_ms: {data: 0.5, forward: 0.5, backward: 0.5, "
+            "optimizer: 0.5, other: 0.0}\n"
+            "layers:\n  - {scope: -1, forward_ms: 0.5, backward_ms: 0.5, "
+            "activation_bytes: 0}\n";
+  return Text + "EOF\necho 'trained a few steps'\n";
+}
+
+TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
+  FakeProgram Program("ended-early");
+  std::string Script = Program.write(result("timing", 3, true, 6),
+                                     result("breakdown", 3, false, 6));
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  const MeasuredRun &Run = M->Runs[0];
+  EXPECT_TRUE(Run.EndedEarly);
+  EXPECT_EQ(Run.Iterations, 3u);
+  EXPECT_EQ(Run.IterationsAsked, 50u);
+  EXPECT_EQ(Run.Stopped, "ended_early");
+  ASSERT_TRUE(Run.Breakdown);
+  EXPECT_EQ(Run.TimeSplitMs.size(), 5u);
+  EXPECT_TRUE(Run.Memory.empty()) << "no memory kinds in the file";
+  ASSERT_EQ(M->Problems.size(), 1u);
+  EXPECT_EQ(M->Problems[0],
+            "the run at batch size 8 ended after 3 of 50 measured iterations: "
+            "its figures come from those; the program ran out of data? lower "
+            "--iterations or give it more");
+  // The timing run stops by the rule, the breakdown run after a few.
+  EXPECT_NE(Program.calls().find("timing 50 5 0.020000 "), std::string::npos)
+      << Program.calls();
+  EXPECT_NE(Program.calls().find("breakdown 3 3"), std::string::npos)
+      << Program.calls();
+}
+
+TEST(MeasureTest, OnCudaTheCapacityIsTheDevicesMemory) {
+  FakeProgram Program("cuda");
+  // What the runtime adds on a CUDA run: the device and its memory.
+  std::string Device = "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
+                       "device: {type: cuda, name: NVIDIA H200}\n"
+                       "gpu: {memory_capacity_bytes: 150000000000}\nEOF\n";
+  std::string Script = Program.write(result("timing", 5, false, 7) + Device,
+                                     result("breakdown", 3, false, 5) + Device);
+  Program.Options.MemoryBudget = int64_t(4) << 30; // the CPU default
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->DeviceType, "cuda");
+  EXPECT_EQ(M->DeviceName, "NVIDIA H200");
+  EXPECT_EQ(M->MemoryCapacityBytes, 150000000000);
+}
+
+TEST(MeasureTest, RunWithNoMeasuredIterationIsAnError) {
+  FakeProgram Program("no-iterations");
+  std::string Script = Program.write(result("timing", 0, true, 2), "exit 1");
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_FALSE(bool(M));
+  std::string Message = llvm::toString(M.takeError());
+  EXPECT_NE(Message.find("the run at batch size 8 ended with exit code 0 "
+                         "after 2 iteration(s), before its first measured one "
+                         "(it asks for 2 warm-up and 5 to 50 measured"),
+            std::string::npos)
+      << Message;
+  EXPECT_NE(Message.find("batch-8.log):\ntrained a few steps"),
+            std::string::npos)
+      << Message;
+}
+
+TEST(MeasureTest, NonZeroExitIsAFailureEvenWithAResult) {
+  FakeProgram Program("non-zero");
+  std::string Script =
+      Program.write(result("timing", 3, true, 6) + "exit 3", "exit 3");
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_FALSE(bool(M));
+  std::string Message = llvm::toString(M.takeError());
+  EXPECT_NE(Message.find("the run at batch size 8 ended with exit code 3 "
+                         "after 6 iteration(s): a program that exits non-zero "
+                         "is a failure"),
+            std::string::npos)
+      << Message;
+}
+
+TEST(MeasureTest, OutOfMemoryInTheBreakdownRunIsOutOfMemory) {
+  FakeProgram Program("oom");
+  Program.Options.MaxRuns = 3;
+  // Fits in the timing run; the breakdown run at 16 crosses the budget.
+  std::string Script =
+      Program.write(result("timing", 5, false, 8),
+                    "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
+                        result("breakdown", 1, false, 3, true) +
+                        "exit 86\nfi\n" + result("breakdown", 3, false, 6));
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 3u) << Progress;
+  EXPECT_FALSE(M->Runs[0].OutOfMemory);
+  EXPECT_EQ(M->Runs[1].BatchSize, 16);
+  EXPECT_TRUE(M->Runs[1].OutOfMemory);
+  EXPECT_EQ(M->Runs[2].BatchSize, 12) << "backs off halfway";
+}
+
+TEST(MeasureTest, SpentTimeBudgetStopsAddingBatchSizes) {
+  FakeProgram Program("budget");
+  Program.Options.MaxRuns = 4;
+  Program.Options.TimeBudgetSeconds = 0.3;
+  Program.Options.Breakdown = BreakdownRuns::Declared;
+  std::string Script =
+      Program.write("sleep 0.4\n" + result("timing", 5, false, 8),
+                    result("breakdown", 3, false, 6));
+  std::string Progress;
+  llvm::raw_string_ostream ProgressOut(Progress);
+  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->Runs.size(), 1u) << "one run past the budget, no more";
+  EXPECT_TRUE(M->TimeBudgetSpent);
+  ASSERT_FALSE(M->Problems.empty());
+  EXPECT_EQ(M->Problems.back(), "the time budget (0.3 s, --time-budget) is "
+                                "spent: measured 1 of 4 batch sizes; raise it "
+                                "to measure more");
+  // The first timing run had the first size's share as its limit: 0.3 s /
+  // 4 sizes, three quarters of it (0.05625 s, less what started it).
+  EXPECT_NE(Program.calls().find("timing 50 5 0.020000 0.05"),
+            std::string::npos)
+      << Program.calls();
 }
 
 } // namespace

@@ -233,4 +233,34 @@ int main() {
                                       "model", "net", "model", ""}));
 }
 
+TEST(ModuleFinderTest, FactoryCallsAreConstructionsAndRegistrationsAreModules) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+torch::nn::Conv2d conv3x3(int64_t in, int64_t out) {
+  return torch::nn::Conv2d(torch::nn::Conv2dOptions(in, out, 3));
+}
+struct BlockImpl : torch::nn::Module {
+  BlockImpl(torch::nn::Sequential shortcut) : conv(conv3x3(3, 8)), down(shortcut) {
+    register_module("conv", conv);
+    register_module("down", down);
+  }
+  torch::nn::Conv2d conv;
+  torch::nn::Sequential down;
+  std::shared_ptr<torch::nn::LinearImpl> unused;
+};
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.Modules.size(), 2u);
+  const ModuleSite *Conv = findModule(Model, "conv");
+  ASSERT_TRUE(Conv);
+  EXPECT_EQ(Conv->Type, "torch::nn::Conv2d");
+  EXPECT_EQ(Conv->Options, "conv3x3(3, 8)");
+  EXPECT_EQ(Conv->Line, 7u);
+  const ModuleSite *Down = findModule(Model, "down");
+  ASSERT_TRUE(Down);
+  EXPECT_EQ(Down->Type, "torch::nn::Sequential");
+  EXPECT_EQ(Down->Line, 7u);
+  EXPECT_EQ(Down->RegisteredAt.substr(Down->RegisteredAt.size() - 2), ":9");
+}
+
 } // namespace

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <sstream>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace {
 
@@ -288,6 +290,117 @@ TEST(RuntimeRunTest, Summary) {
   EXPECT_DOUBLE_EQ(S.Min, 1);
   EXPECT_DOUBLE_EQ(S.Max, 4);
   EXPECT_NEAR(S.Stddev, 1.2910, 1e-4);
+}
+
+TEST(RuntimeRunTest, TimingRunKeepsTheBoundariesAndThePeak) {
+  ProgramRun R = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                            "SKYLINE_BATCH_SIZE=32 SKYLINE_ITERATIONS=5");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_EQ(field(R.Result, "iterations"), 5) << R.Result;
+  EXPECT_NE(R.Result.find("mode: timing\n"), std::string::npos) << R.Result;
+  EXPECT_NE(R.Result.find("stopped: count\n"), std::string::npos) << R.Result;
+  const long long Weights = (256 * 512 + 512 + 512 * 256 + 256) * 4;
+  EXPECT_GE(field(R.Result, "peak_bytes"), 4 * Weights) << R.Result;
+  // No hooks, so nothing that splits the time or the memory.
+  EXPECT_EQ(R.Result.find("memory:"), std::string::npos) << R.Result;
+  EXPECT_EQ(R.Result.find("time_split_ms:"), std::string::npos) << R.Result;
+  EXPECT_EQ(R.Result.find("layers:"), std::string::npos) << R.Result;
+}
+
+TEST(RuntimeRunTest, TimingRunOutOfMemoryStillEnds) {
+  ProgramRun R = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_MEMORY_BUDGET=1000000");
+  EXPECT_EQ(R.ExitCode, skyline::rt::ExitOutOfMemory) << R.Output;
+  EXPECT_NE(R.Result.find("oom: true"), std::string::npos) << R.Result;
+  EXPECT_NE(R.Result.find("stopped: out_of_memory"), std::string::npos);
+}
+
+TEST(RuntimeRunTest, StopsOnceTheMedianIsStable) {
+  // A tolerance of 100%: the median is known well enough at the fewest.
+  ProgramRun R =
+      runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_ITERATIONS=30 "
+                 "SKYLINE_MIN_ITERATIONS=5 SKYLINE_TOLERANCE=1");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_EQ(field(R.Result, "iterations"), 5) << R.Result;
+  EXPECT_NE(R.Result.find("stopped: stable"), std::string::npos) << R.Result;
+  EXPECT_EQ(field(R.Result, "iterations_asked"), 30) << R.Result;
+}
+
+TEST(RuntimeRunTest, StopsWhenItsTimeIsSpent) {
+  ProgramRun R =
+      runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_ITERATIONS=30 "
+                 "SKYLINE_MIN_ITERATIONS=3 SKYLINE_TOLERANCE=0.0001 "
+                 "SKYLINE_TIME_LIMIT=0.001");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_EQ(field(R.Result, "iterations"), 3) << R.Result;
+  EXPECT_NE(R.Result.find("stopped: time_limit"), std::string::npos)
+      << R.Result;
+}
+
+TEST(RuntimeRunTest, ProgramThatEndsEarlyWritesAPartialResult) {
+  for (const char *Mode : {"breakdown", "timing"}) {
+    // 6 steps, 2 of them warm-up: 3 start-to-start intervals are measured.
+    ProgramRun R =
+        runProgram(std::string("SKYLINE_RESULT=x SKYLINE_WARMUP=2 "
+                               "SKYLINE_ITERATIONS=8 SKYLINE_MODE=") +
+                       Mode,
+                   "short");
+    ASSERT_EQ(R.ExitCode, 0) << "the program's own exit code\n" << R.Output;
+    EXPECT_NE(R.Output.find("trained 6 steps"), std::string::npos);
+    EXPECT_NE(R.Result.find("ended_early: true\n"), std::string::npos)
+        << R.Result;
+    EXPECT_NE(R.Result.find("stopped: ended_early\n"), std::string::npos);
+    EXPECT_EQ(field(R.Result, "iterations"), 3) << R.Result;
+    EXPECT_EQ(field(R.Result, "iterations_asked"), 8) << R.Result;
+    EXPECT_EQ(field(R.Result, "iterations_reached"), 6) << R.Result;
+    EXPECT_GT(field(R.Result, "peak_bytes"), 0) << R.Result;
+    // The model and its optimizer are gone at exit: no memory kinds and no
+    // weight bytes rather than wrong ones; the layers' times stay.
+    EXPECT_EQ(R.Result.find("memory:"), std::string::npos) << R.Result;
+    EXPECT_EQ(R.Result.find("weight_bytes"), std::string::npos) << R.Result;
+    if (std::string(Mode) == "breakdown")
+      EXPECT_TRUE(std::regex_search(
+          R.Result, std::regex("- \\{scope: 0, forward_ms: [0-9.]+, "
+                               "backward_ms: [0-9.]+, activation_bytes: "
+                               "[0-9]+\\}")))
+          << R.Result;
+  }
+}
+
+TEST(RuntimeRunTest, StoppingRule) {
+  using skyline::rt::StopReason;
+  skyline::rt::StoppingRule Rule;
+  Rule.MinIterations = 5;
+  Rule.MaxIterations = 50;
+  Rule.Tolerance = 0.02;
+  std::vector<double> Flat(50, 10.0);
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 4, 0), StopReason::Continue)
+      << "fewer than the fewest";
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 5, 0), StopReason::Stable);
+  // 10 and 14 alternating: sd 2.07 around a median of 12; the median's
+  // relative error 1.2533 * 2.07 / sqrt(n) / 12 reaches 2% only past 100.
+  std::vector<double> Noisy;
+  for (int I = 0; I < 50; ++I)
+    Noisy.push_back(I % 2 ? 14.0 : 10.0);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 20, 0), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 50, 0), StopReason::Count);
+  Rule.TimeLimitSeconds = 30;
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 20, 29), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 20, 30), StopReason::TimeLimit);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 3, 300), StopReason::Continue)
+      << "the fewest iterations even when the time is spent";
+  // Tolerance 0: a fixed count.
+  Rule.Tolerance = 0;
+  Rule.TimeLimitSeconds = 0;
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 49, 0), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 50, 0), StopReason::Count);
+  // The fewest is at most the most.
+  Rule.MaxIterations = 3;
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 3, 0), StopReason::Count);
+
+  std::vector<double> Four = {9, 10, 11, 10};
+  EXPECT_NEAR(skyline::rt::relativeMedianError(Four.data(), 4),
+              1.2533 * std::sqrt(2.0 / 3) / 2 / 10, 1e-9);
 }
 
 } // namespace

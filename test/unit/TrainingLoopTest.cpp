@@ -90,4 +90,30 @@ int main() {
   EXPECT_TRUE(Model.TrainingLoops.empty());
 }
 
+TEST(TrainingLoopTest, OptimizerInAClassMember) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+struct Trainer {
+  Trainer() : model(2, 1), opt(model->parameters(), torch::optim::SGDOptions(0.2)) {}
+  void fit() {
+    for (int i = 0; i < 3; ++i) {
+      model(torch::randn({4, 2})).backward();
+      opt.step();
+    }
+  }
+  torch::nn::Linear model;
+  torch::optim::SGD opt;
+};
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  const TrainingLoop &Loop = Model.TrainingLoops[0];
+  ASSERT_EQ(Loop.Optimizers.size(), 1u);
+  EXPECT_EQ(Loop.Optimizers[0].Name, "opt");
+  EXPECT_EQ(Loop.Optimizers[0].Type, "torch::optim::SGD");
+  EXPECT_EQ(Loop.Optimizers[0].Line, 12u);
+  EXPECT_EQ(Loop.Optimizers[0].DeclarationEnd, 0u);
+  EXPECT_EQ(Loop.Optimizers[0].LearningRateText, "0.2");
+}
+
 } // namespace

@@ -74,8 +74,27 @@ po::options_description describeOptions() {
       "batch sizes to try: the declared one, then doubling toward the budget")(
       "warmup", po::value<unsigned>()->default_value(2)->value_name("N"),
       "iterations run before measuring")(
-      "iterations", po::value<unsigned>()->default_value(8)->value_name("N"),
-      "iterations measured per run")(
+      "iterations", po::value<unsigned>()->default_value(50)->value_name("N"),
+      "the most iterations a timing run measures; it stops sooner once the "
+      "median is stable (--tolerance) or its share of --time-budget is spent")(
+      "min-iterations",
+      po::value<unsigned>()->default_value(5)->value_name("N"),
+      "the fewest iterations a timing run measures")(
+      "tolerance",
+      po::value<std::string>()->default_value("2")->value_name("P"),
+      "a timing run stops once the median's standard error is P% of it; 0 "
+      "measures --iterations")(
+      "time-budget",
+      po::value<double>()->default_value(120)->value_name("SECONDS"),
+      "all runs together: each run gets a share of what is left, and no "
+      "batch size is added once it is spent (0: none)")(
+      "breakdown-runs",
+      po::value<std::string>()->default_value("all")->value_name("WHICH"),
+      "which batch sizes also get a breakdown run (time split, memory kinds, "
+      "layers): all, declared or none")(
+      "breakdown-iterations",
+      po::value<unsigned>()->default_value(3)->value_name("N"),
+      "iterations a breakdown run measures")(
       "run-timeout",
       po::value<unsigned>()->default_value(300)->value_name("SECONDS"),
       "a run still going after this is stopped and reported")(
@@ -345,9 +364,31 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   Measure.MaxRuns = Values["max-runs"].as<unsigned>();
   Measure.Warmup = Values["warmup"].as<unsigned>();
   Measure.Iterations = Values["iterations"].as<unsigned>();
+  Measure.MinIterations = Values["min-iterations"].as<unsigned>();
+  Measure.BreakdownIterations = Values["breakdown-iterations"].as<unsigned>();
   Measure.RunTimeoutSeconds = Values["run-timeout"].as<unsigned>();
   if (Measure.MaxRuns == 0 || Measure.Iterations == 0)
     return UsageError{"--max-runs and --iterations must be at least 1"};
+  if (Measure.MinIterations == 0 || Measure.BreakdownIterations == 0)
+    return UsageError{
+        "--min-iterations and --breakdown-iterations must be at least 1"};
+  std::optional<double> Tolerance =
+      parsePercent(Values["tolerance"].as<std::string>());
+  if (!Tolerance)
+    return UsageError{"--tolerance '" + Values["tolerance"].as<std::string>() +
+                      "' is not a percentage from 0 to 100 (like 2 or 2%)"};
+  Measure.Tolerance = *Tolerance;
+  Measure.TimeBudgetSeconds = Values["time-budget"].as<double>();
+  if (!(Measure.TimeBudgetSeconds >= 0))
+    return UsageError{"--time-budget must be 0 (none) or more seconds"};
+  std::string Breakdown = Text("breakdown-runs");
+  if (Breakdown == "declared")
+    Measure.Breakdown = BreakdownRuns::Declared;
+  else if (Breakdown == "none")
+    Measure.Breakdown = BreakdownRuns::None;
+  else if (Breakdown != "all")
+    return UsageError{"unknown --breakdown-runs '" + Breakdown +
+                      "' (expected all, declared or none)"};
   Measure.RunDir = Text("run-dir");
   Measure.RunArgs = Texts("run-arg");
   std::string Device = Text("device");

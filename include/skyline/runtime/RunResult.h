@@ -21,10 +21,65 @@ struct Summary {
 };
 Summary summarize(std::vector<double> Values);
 
+/// The most iterations a run measures.
+constexpr int MaxMeasuredIterations = 4096;
+
+/// A timing run keeps the iteration boundaries and the memory tracker (the
+/// peak, and the budget that makes an out-of-memory run); a breakdown run
+/// adds what splits the time and memory: RecordFunction callbacks, scope
+/// and phase clocks, the weights' walk.
+enum class RunMode : uint8_t { Timing, Breakdown };
+const char *runModeName(RunMode M);
+
+/// When a run stops measuring: after MaxIterations, or once it has
+/// MinIterations and the median is known well enough (Tolerance) or its
+/// time is spent (TimeLimitSeconds, counted from the program's start).
+struct StoppingRule {
+  int MinIterations = 5;
+  int MaxIterations = 8;
+  /// The most the median's relative standard error may be; 0: measure
+  /// MaxIterations.
+  double Tolerance = 0;
+  double TimeLimitSeconds = 0; // 0: no limit
+};
+
+enum class StopReason : uint8_t {
+  Continue,    // keep measuring
+  Count,       // MaxIterations measured
+  Stable,      // the median is within the tolerance
+  TimeLimit,   // the run's time is spent
+  EndedEarly,  // the program returned before the run stopped it
+  OutOfMemory, // the run crossed the budget
+};
+const char *stopReasonName(StopReason R);
+
+/// The standard error of the median relative to it, 1.2533 sd / sqrt(n) /
+/// median (normal noise), of N values (at most MaxMeasuredIterations);
+/// allocates nothing.
+double relativeMedianError(const double *Values, int N);
+
+/// Whether a run that has measured the Measured iteration times in
+/// IterationMs, ElapsedSeconds after the program started, stops now.
+StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
+                      int Measured, double ElapsedSeconds);
+
 struct RunResult {
   int64_t BatchSize = 0;
   bool OutOfMemory = false;
   int Iterations = 0;
+  RunMode Mode = RunMode::Breakdown;
+  StopReason Stopped = StopReason::Count;
+  /// The program returned before the run stopped it: its figures come from
+  /// the Iterations it measured (complete start-to-start intervals).
+  bool EndedEarly = false;
+  int Warmup = 0;
+  int IterationsAsked = 0;   // the most the run was to measure
+  int MinIterations = 0;     // the fewest, unless the program ends first
+  int IterationsReached = 0; // loop body starts seen, warm-up included
+  /// False where the memory kinds and the layers' weight bytes are not
+  /// known: a timing run, or a program that ended early (its modules and
+  /// optimizers are gone by then).
+  bool HasMemoryBreakdown = true;
   Summary IterationMs;
   double Throughput = 0; // samples per second
   int64_t PeakBytes = 0;
@@ -50,6 +105,8 @@ struct RunResult {
     /// Parameters and buffers of the module it calls (each storage counted
     /// for the innermost called module that holds it).
     int64_t WeightBytes = 0;
+    /// Kernel time on CUDA (CUPTI), ms per iteration; -1: not measured.
+    double GpuMs = -1;
   };
   std::vector<Layer> Layers;
   /// Where the run ran.
@@ -57,6 +114,18 @@ struct RunResult {
   int Threads = 0; // intra-op threads
   std::string DeviceType = "cpu";
   std::string DeviceName;
+  /// On CUDA runs only (Used): the device's memory and what the caching
+  /// allocator and CUPTI saw (CudaSupport.cpp).
+  struct GpuInfo {
+    bool Used = false;
+    bool CuptiLoaded = false;
+    int64_t MemoryTotalBytes = 0, MemoryFreeBytes = 0, MemoryCapacityBytes = 0;
+    int64_t AllocatorPeakBytes = 0, AllocatorPeakReservedBytes = 0,
+            AllocatorReservedBytes = 0;
+    int64_t HostPeakBytes = 0; // the CPU allocator's peak
+    uint64_t Kernels = 0, DroppedRecords = 0;
+    std::string Note; // why gpu_ms is missing or low
+  } Gpu;
 };
 
 /// Splits the peak's phases into kinds, given the bytes of the weights (the

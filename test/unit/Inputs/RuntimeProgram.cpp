@@ -4,9 +4,11 @@
 // reaching the end of main means it did not.
 //
 // Without arguments: one Sequential called in a scope of the older form
-// (no module). With `layers`: a model (scope 0) whose layers are called in
-// scopes that name their module: a dominant Linear(1024, 1024) (scope 1), a
-// BatchNorm2d(64) (scope 2) and a Linear(1024, 16) (scope 3).
+// (no module). With `short`: the same for 6 steps only, then it returns 0,
+// as a program that runs out of data does. With `layers`: a model (scope 0)
+// whose layers are called in scopes that name their module: a dominant
+// Linear(1024, 1024) (scope 1), a BatchNorm2d(64) (scope 2) and a Linear(1024,
+// 16) (scope 3).
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -18,13 +20,13 @@ const int64_t kBatchSize = skyline::rt::batch_size(16);
 
 namespace {
 
-int trainSequential() {
+int trainSequential(int Steps) {
   torch::nn::Sequential model(torch::nn::Linear(256, 512), torch::nn::ReLU(),
                               torch::nn::Linear(512, 256));
   torch::optim::Adam optimizer(model->parameters(),
                                torch::optim::AdamOptions(1e-3));
   skyline::rt::track_optimizer(optimizer);
-  for (int step = 0; step < 40; ++step) {
+  for (int step = 0; step < Steps; ++step) {
     skyline::rt::iteration_begin();
     auto x = torch::randn({kBatchSize, 256});
     auto y = skyline::rt::scoped(
@@ -81,8 +83,13 @@ int trainLayers() {
 
 int main(int argc, char **argv) {
   torch::manual_seed(0);
+  if (argc > 1 && std::strcmp(argv[1], "short") == 0) {
+    trainSequential(6);
+    std::printf("trained 6 steps\n");
+    return 0;
+  }
   bool Layers = argc > 1 && std::strcmp(argv[1], "layers") == 0;
-  Layers ? trainLayers() : trainSequential();
+  Layers ? trainLayers() : trainSequential(40);
   std::printf("loop ended with batch size %lld\n",
               static_cast<long long>(kBatchSize));
   return 3;

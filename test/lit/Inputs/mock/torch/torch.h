@@ -215,15 +215,26 @@ public:
 };
 TORCH_MODULE(Functional);
 
+// One {"name", module} of Sequential({{"conv", Conv2d(...)}, ...}).
+struct NamedAnyModule {
+  template <typename M> NamedAnyModule(std::string Name, M &&Module) {}
+};
 class SequentialImpl : public Module {
 public:
   SequentialImpl() = default;
   template <typename... Modules> explicit SequentialImpl(Modules &&...M) {}
+  explicit SequentialImpl(std::initializer_list<NamedAnyModule> Named) {}
   template <typename M> void push_back(M &&Module) {}
   template <typename M> void push_back(std::string Name, M &&Module) {}
   Tensor forward(const Tensor &X) { return X; }
 };
-TORCH_MODULE(Sequential);
+class Sequential : public ModuleHolder<SequentialImpl> {
+public:
+  using ModuleHolder<SequentialImpl>::ModuleHolder;
+  Sequential() = default;
+  Sequential(std::initializer_list<NamedAnyModule> Named)
+      : ModuleHolder<SequentialImpl>(std::make_shared<SequentialImpl>(Named)) {}
+};
 } // namespace nn
 
 namespace optim {
@@ -261,8 +272,14 @@ struct Example {
   Tensor target;
 };
 namespace samplers {
-struct RandomSampler {};
-struct SequentialSampler {};
+struct RandomSampler {
+  RandomSampler() = default;
+  explicit RandomSampler(size_t Size) {}
+};
+struct SequentialSampler {
+  SequentialSampler() = default;
+  explicit SequentialSampler(size_t Size) {}
+};
 } // namespace samplers
 struct DataLoaderOptions {
   DataLoaderOptions() = default;
@@ -277,6 +294,11 @@ template <typename Batch> class DataLoader {
 public:
   Batch *begin() { return nullptr; }
   Batch *end() { return nullptr; }
+};
+template <typename Dataset, typename Sampler>
+class StatelessDataLoader : public DataLoader<Example> {
+public:
+  StatelessDataLoader(Dataset D, Sampler S, DataLoaderOptions Options) {}
 };
 // As in LibTorch: a bare batch size converts to DataLoaderOptions(size).
 template <typename Dataset, typename Sampler>

@@ -1,0 +1,54 @@
+//===- CudaSupport.h - The runtime's CUDA side ------------------*- C++ -*-===//
+//
+// What Runtime.cpp calls, one line at each hook, when the program may run on
+// CUDA: synchronizing at iteration boundaries, the caching allocator's peak
+// over the measured iterations, CUPTI kernel time per scope, the device's
+// name and memory. Built against a LibTorch without CUDA (or with CUDA
+// hidden from the program, CUDA_VISIBLE_DEVICES=) every hook does nothing:
+// no CUDA context is made and CUPTI is not loaded.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_RUNTIME_CUDASUPPORT_H
+#define SKYLINE_RUNTIME_CUDASUPPORT_H
+
+#include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/RunResult.h"
+
+namespace skyline::rt::cuda {
+
+/// At the start of iteration Index, before its clock is read: decides
+/// whether the program runs on CUDA (until the end of warm-up), then
+/// synchronizes the device, resets the allocator's peak at the end of
+/// warm-up and moves the measured window's end to this boundary. Trace:
+/// a breakdown run, which loads CUPTI for kernel time per scope (a timing
+/// run does not). OnOutOfMemory is called when the caching allocator runs
+/// out of memory.
+void iterationBegin(int Index, int Warmup, bool Trace,
+                    MemoryTracker::OutOfMemoryHandler OnOutOfMemory) noexcept;
+
+/// Scope entry and exit (and backward ops, with their forward's scope) on
+/// the calling thread: the external correlation id of its kernels. One
+/// relaxed load when not tracing.
+void scopeEnter(int ScopeId) noexcept;
+void scopeExit() noexcept;
+
+/// On a CUDA run, when describing the environment: the device's name and
+/// memory, and the allocator's peak as the run's peak. Leaves R alone
+/// otherwise.
+void describeDevice(RunResult &R) noexcept;
+
+/// On a CUDA run, once the layer rows exist: gpu_ms per row (or a note
+/// saying why not); the memory kinds, measured on the CPU allocator, become
+/// untracked device memory.
+void completeLayers(RunResult &R) noexcept;
+
+/// Whether this run started CUPTI (tests, device-check).
+bool cuptiStarted() noexcept;
+
+/// Whether CUDA is hidden from the program (CUDA_VISIBLE_DEVICES set and
+/// empty, as --device=cpu does).
+bool hiddenByEnvironment();
+
+} // namespace skyline::rt::cuda
+
+#endif // SKYLINE_RUNTIME_CUDASUPPORT_H
