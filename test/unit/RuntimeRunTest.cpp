@@ -7,6 +7,7 @@
 #include <ATen/Parallel.h>
 #include <torch/version.h>
 
+#include "RuntimeProgramRun.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -21,40 +22,6 @@
 #include <vector>
 
 namespace {
-
-struct ProgramRun {
-  int ExitCode = -1;
-  std::string Output;
-  std::string Result;
-};
-
-ProgramRun runProgram(const std::string &Environment,
-                      const std::string &Arguments = "") {
-  // One file per test: ctest runs the tests of this file in parallel.
-  std::string ResultPath =
-      ::testing::TempDir() + "skyline-run-" +
-      ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
-      std::to_string(getpid()) + ".yaml";
-  std::remove(ResultPath.c_str());
-  std::string Command = "env " + Environment +
-                        (Environment.find("SKYLINE_RESULT") == std::string::npos
-                             ? ""
-                             : " SKYLINE_RESULT=" + ResultPath) +
-                        " " SKYLINE_RUNTIME_PROGRAM " " + Arguments + " 2>&1";
-  ProgramRun R;
-  if (std::FILE *Pipe = popen(Command.c_str(), "r")) {
-    char Buffer[512];
-    while (std::fgets(Buffer, sizeof(Buffer), Pipe))
-      R.Output += Buffer;
-    int Status = pclose(Pipe);
-    R.ExitCode = WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
-  }
-  std::ifstream In(ResultPath);
-  std::stringstream Text;
-  Text << In.rdbuf();
-  R.Result = Text.str();
-  return R;
-}
 
 long long field(const std::string &Text, const std::string &Key) {
   std::smatch Match;
