@@ -6,7 +6,8 @@
 // runtime sources, against the user's LibTorch. It links like the user's own
 // target when the CMake File API describes it (CMakeFileAPI.h), else with
 // LibTorch and --link-arg alone. Ninja's own dependency tracking is the
-// cache: unchanged sources compile nothing.
+// cache: unchanged sources compile nothing. No precompiled header: measured,
+// it makes a cold build slower (docs/performance.md, utils/bench-build).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_BUILD_H
@@ -66,6 +67,13 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
 /// CMakeCache.txt, else the one skyline-check was built with.
 llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit,
                                          llvm::StringRef BuildPath);
+
+/// The generated project's CMakeLists.txt; Progress gets the notes on how
+/// it links (buildProgram writes it to WorkDir/project and builds it).
+llvm::Expected<std::string> generateProject(const InstrumentedProgram &Program,
+                                            const ProjectFlags &Flags,
+                                            const BuildOptions &Options,
+                                            llvm::raw_ostream &Progress);
 
 llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
                                           const ProjectFlags &Flags,

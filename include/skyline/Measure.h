@@ -1,14 +1,19 @@
 //===- Measure.h - Training bursts at several batch sizes -------*- C++ -*-===//
 //
 // The fourth stage: runs the instrumented program at the declared batch size
-// first, then at larger ones toward the memory budget (doubling, and one step
-// back between the last size that fit and the first that did not), each run
-// a short burst that the runtime ends after its measured iterations.
+// first, then at larger ones toward the memory capacity (its double, then
+// steps that reach the predicted largest size with the last run, and one
+// step back between the last size that fit and the first that did not),
+// each run a short burst that the runtime ends after its measured
+// iterations.
 //
-// Each batch size gets two runs: a timing run (iteration boundaries and the
-// memory tracker only) that measures until the median is stable, and a
-// short breakdown run (every hook) for the time split, the memory kinds and
-// the layers. A time budget bounds the whole sweep.
+// Each batch size gets a timing run (iteration boundaries and the memory
+// tracker only) that measures until the median is stable, and a short
+// breakdown run (every hook) for the time split, the memory kinds and the
+// layers. The timing runs are then repeated, interleaved over the sizes, and
+// the fastest kept: between two runs of one program the time moves more
+// than within one (other work, the placement of its memory), and that only
+// ever slows a run. A time budget bounds the whole sweep.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_MEASURE_H
@@ -35,8 +40,12 @@ enum class BreakdownRuns { All, Declared, None };
 
 struct MeasureOptions {
   int64_t MemoryBudget = int64_t(4) << 30; // bytes the program may hold (CPU)
-  unsigned MaxRuns = 4;                    // batch sizes to try, in all
+  unsigned MaxRuns = 6;                    // batch sizes to try, in all
+  /// The sweep aims at the capacity less this (--memory-margin).
+  double MemoryMargin = 0.10;
   unsigned Warmup = 2;
+  /// Timing runs per batch size (the fastest is kept), at least 1.
+  unsigned TimingRuns = 3;
   unsigned Iterations = 50;   // the most a timing run measures
   unsigned MinIterations = 5; // the fewest (at most Iterations)
   /// A timing run stops once the median's relative standard error is at
@@ -82,11 +91,14 @@ struct BreakdownRun {
 struct MeasuredRun {
   int64_t BatchSize = 0;
   bool OutOfMemory = false;
-  /// Iterations, IterationMs and Throughput are the timing run's (the only
-  /// run in an older result).
+  /// Iterations, IterationMs and Throughput are the fastest timing run's
+  /// (the only run in an older result).
   unsigned Iterations = 0;
   TimeSummary IterationMs;
   double Throughput = 0;
+  /// Every timing run's median in the order they ran, the kept one among
+  /// them; empty in an older result.
+  std::vector<double> TimingRunMedians;
   /// The program returned before the run stopped it; its figures come from
   /// the iterations it measured.
   bool EndedEarly = false;
@@ -120,6 +132,10 @@ struct MeasuredRun {
   /// On CUDA: the device memory the program could hold (free plus the
   /// caching allocator's own); 0 on the CPU.
   int64_t DeviceCapacityBytes = 0;
+  /// On CUDA: where the layers' GpuMs came from (cupti, or cuda_events when
+  /// CUPTI is unavailable: a scope's span on the stream, gaps included);
+  /// empty when no layer has one.
+  std::string GpuMsSource;
 };
 
 struct Measurement {
@@ -139,17 +155,54 @@ struct Measurement {
 /// "512MiB", "8GiB", "1.5GB", "1000000" to bytes.
 std::optional<int64_t> parseByteSize(llvm::StringRef Text);
 
-/// The batch sizes to try after Declared: doubling up to MaxRuns in all.
-int64_t nextBatchSize(int64_t LastFit, std::optional<int64_t> FirstOutOfMemory);
+/// A batch size of the sweep that ran without running out of memory.
+struct SweepPoint {
+  int64_t BatchSize = 0;
+  int64_t PeakBytes = 0;
+  double IterationMs = 0; // its timing run's median
+};
+
+/// What the sweep knows when it picks the next batch size.
+struct SweepState {
+  std::vector<SweepPoint> Fitted;
+  /// The smallest size that ran out of memory, or whose program returned
+  /// before its first measured iteration (its data lasts fewer at that size).
+  std::optional<int64_t> FirstOutOfMemory;
+  /// The capacity less the margin the model keeps free; 0: unknown.
+  int64_t TargetBytes = 0;
+  unsigned RunsLeft = 1; // batch sizes still to try, the next one included
+  /// Of those, kept for where the time bends once the capacity is reached.
+  unsigned RunsForBends = 0;
+  /// What one batch size may take: seconds, and the iterations its runs
+  /// make at the least (warm-ups included); 0: no time limit.
+  double SecondsPerSize = 0;
+  unsigned IterationsPerSize = 0;
+  /// At the capacity, a size is added only where the slope of the time
+  /// line changes by more than this at a measured size.
+  double MinTimeChange = 0.10;
+};
+
+/// The next batch size to try; 0 when there is nothing left to try. After
+/// an out-of-memory run: halfway back toward the last size that fit. Before
+/// two sizes fit, or without a known capacity or a rising memory line:
+/// double. Else toward the largest size predicted to fit under TargetBytes
+/// (the line through the two largest sizes that fit) in equal ratios over
+/// the runs left but RunsForBends, so that the model interpolates up to the
+/// capacity; no further than a run's predicted time allows (never less than
+/// a doubling). At the capacity, the runs left go where the time line
+/// bends the most (a cache the activations outgrow makes a sample dearer):
+/// into the longer segment next to the measured size where the slope
+/// changes the most, at its geometric middle.
+int64_t nextBatchSize(const SweepState &State);
 
 /// Reads a result file the runtime wrote.
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path);
 
 /// The time limit of the next timing run: what is left of the budget,
-/// shared equally among the batch sizes still to try, less a quarter for
+/// shared equally among the timing runs still to make, less a quarter for
 /// the size's breakdown run. 0 (no limit) without a budget.
 double timingRunSeconds(double BudgetSeconds, double SpentSeconds,
-                        unsigned SizesLeft, bool WithBreakdown);
+                        unsigned RunsLeft, bool WithBreakdown);
 
 /// A warning when the machine is busier than its cores (LoadAverage over
 /// one minute above Cores): a run then measures the wait for a CPU too.

@@ -23,19 +23,23 @@
 
 namespace skyline {
 
-/// y = Intercept + Slope * x, fitted by least squares.
+/// y = Intercept + Slope * x, fitted by (weighted) least squares.
 struct LinearFit {
   double Intercept = 0;
   double Slope = 0;
-  double RSquared = 0;           // 1 when the points lie on the line
+  double RSquared = 0;           // 1 when the points lie on the line (weighted
+                                 // like the fit)
   std::vector<double> Residuals; // y - fit, in the order of the points
   unsigned Points = 0;
   double at(double X) const { return Intercept + Slope * X; }
 };
 
 /// Fails with the reason when fewer than two distinct X values are given.
+/// Weights, when given, one a point and positive, weigh the squared
+/// residuals (1 / y² fits relative errors).
 llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
-                                  llvm::ArrayRef<double> Y);
+                                  llvm::ArrayRef<double> Y,
+                                  llvm::ArrayRef<double> Weights = {});
 
 /// The search for the largest batch size that fits stops here, so that a huge
 /// capacity or a nearly flat memory line stays a bounded search.
@@ -90,6 +94,9 @@ struct Analysis {
   /// The largest batch size that ran without running out of memory; a
   /// prediction beyond it is extrapolated. 0 when none did.
   int64_t LargestMeasuredBatchSize = 0;
+  /// The fastest median iteration time at each measured size, by size.
+  /// Predicted times interpolate between them (predictedIterationMs).
+  std::vector<std::pair<int64_t, double>> TimePoints;
 
   /// A fit may be kept to show its R² and still be unusable: the problem says
   /// why.
@@ -101,6 +108,13 @@ struct Analysis {
 /// peak bytes) and searches the batch sizes.
 Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
                  const ModelOptions &Options);
+
+/// The predicted iteration time: piecewise linear through TimePoints (the
+/// measured sizes' fastest medians), so that a time line that bends (a
+/// cache the activations outgrow) is followed; past the ends, the end
+/// segment continues (the fitted line's slope if that segment falls). With
+/// fewer than two sizes, the fitted line. Meaningful when canPredictTime().
+double predictedIterationMs(const Analysis &A, double BatchSize);
 
 /// The prediction at BatchSize; none when time or memory cannot be predicted,
 /// or the predicted time there is not positive.

@@ -281,18 +281,12 @@ llvm::Expected<std::string> findTorchDir(llvm::StringRef Explicit,
                                  "--torch-dir=DIR/share/cmake/Torch");
 }
 
-llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
-                                          const ProjectFlags &Flags,
-                                          const BuildOptions &Options,
-                                          llvm::raw_ostream &Progress) {
-  auto TorchDir = findTorchDir(Options.TorchDir, Options.BuildPath);
-  if (!TorchDir)
-    return TorchDir.takeError();
-  std::string ProjectDir = Options.WorkDir + "/project";
-  std::string BuildDir = Options.WorkDir + "/build";
-  std::string Log = Options.WorkDir + "/build.log";
-  llvm::sys::fs::create_directories(BuildDir);
-  llvm::sys::fs::create_directories(ProjectDir);
+namespace {
+
+/// The generated CMakeLists.txt, with the link it was written for.
+llvm::Expected<std::pair<std::string, ProgramLink>>
+projectText(const InstrumentedProgram &Program, const ProjectFlags &Flags,
+            const BuildOptions &Options, llvm::raw_ostream &Progress) {
   auto Link = programLink(Program, Options, Progress);
   if (!Link)
     return Link.takeError();
@@ -321,6 +315,9 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   if (!Flags.Definitions.empty())
     Out << "target_compile_definitions(skyline_instrumented PRIVATE"
         << list(Flags.Definitions) << ")\n";
+  // No precompiled header of LibTorch: building one and loading it in
+  // every source cost more than it saves in a cold build (utils/bench-build,
+  // docs/performance.md). utils/bench-build swaps this line for one.
   Out << "target_compile_options(skyline_instrumented PRIVATE -include "
          "skyline/runtime/Runtime.h)\n";
   writeLink(Out, *Link, Options.LinkArgs);
@@ -333,6 +330,37 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
       << "target_link_libraries(skyline_instrumented ${CMAKE_DL_LIBS})\n";
   Out << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
       << Flags.Standard << ")\n";
+  return std::make_pair(std::move(Project), std::move(*Link));
+}
+
+} // namespace
+
+llvm::Expected<std::string> generateProject(const InstrumentedProgram &Program,
+                                            const ProjectFlags &Flags,
+                                            const BuildOptions &Options,
+                                            llvm::raw_ostream &Progress) {
+  auto Generated = projectText(Program, Flags, Options, Progress);
+  if (!Generated)
+    return Generated.takeError();
+  return std::move(Generated->first);
+}
+
+llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
+                                          const ProjectFlags &Flags,
+                                          const BuildOptions &Options,
+                                          llvm::raw_ostream &Progress) {
+  auto TorchDir = findTorchDir(Options.TorchDir, Options.BuildPath);
+  if (!TorchDir)
+    return TorchDir.takeError();
+  std::string ProjectDir = Options.WorkDir + "/project";
+  std::string BuildDir = Options.WorkDir + "/build";
+  std::string Log = Options.WorkDir + "/build.log";
+  llvm::sys::fs::create_directories(BuildDir);
+  llvm::sys::fs::create_directories(ProjectDir);
+  auto Generated = projectText(Program, Flags, Options, Progress);
+  if (!Generated)
+    return Generated.takeError();
+  const auto &[Project, Link] = *Generated;
 
   bool Changed = Project != readFile(ProjectDir + "/CMakeLists.txt");
   if (Changed)
@@ -343,8 +371,8 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   BuiltProgram Built;
   Built.TorchDir = *TorchDir;
   if (Changed || !llvm::sys::fs::exists(BuildDir + "/build.ninja")) {
-    if (!Link->Target.empty())
-      Progress << "skyline-check: linking like target '" << Link->Target
+    if (!Link.Target.empty())
+      Progress << "skyline-check: linking like target '" << Link.Target
                << "' of " << Options.BuildPath << " (CMake File API)\n";
     Progress << "skyline-check: configuring the instrumented build\n";
     ProcessResult Configure =

@@ -167,6 +167,7 @@ llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable,
   // The gate compares throughput and peak, which a timing run gives; each
   // repeat gets the share of the budget a size of the sweep gets.
   One.Breakdown = BreakdownRuns::None;
+  One.TimingRuns = 1; // the repeats are the gate's own
   One.TimeBudgetSeconds = Options.TimeBudgetSeconds / Options.MaxRuns;
   auto RanAt = [&](int64_t Size) {
     return std::any_of(

@@ -5,6 +5,8 @@
 #include "skyline/Process.h"
 #include "skyline/runtime/ExitCodes.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -15,6 +17,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <thread>
 
@@ -132,11 +135,89 @@ std::optional<int64_t> parseByteSize(llvm::StringRef Text) {
   return std::nullopt;
 }
 
-int64_t nextBatchSize(int64_t LastFit,
-                      std::optional<int64_t> FirstOutOfMemory) {
-  if (!FirstOutOfMemory)
-    return LastFit * 2;
-  return LastFit + (*FirstOutOfMemory - LastFit) / 2;
+namespace {
+
+/// Where the time line bends the most: at the measured size where the slopes
+/// of the segments on either side differ the most (relatively), the longer
+/// of the two segments (in samples) gets a size at its geometric middle. 0 when
+/// no slope changes by more than MinChange, or the segment has no size between.
+int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
+  auto Slope = [&](size_t I) { // of the segment from point I - 1 to I
+    return (Sorted[I].IterationMs - Sorted[I - 1].IterationMs) /
+           double(Sorted[I].BatchSize - Sorted[I - 1].BatchSize);
+  };
+  // Interpolation errs with the square of a segment's length: the longer
+  // one gets the new size.
+  auto Length = [&](size_t I) {
+    return Sorted[I].BatchSize - Sorted[I - 1].BatchSize;
+  };
+  double Largest = std::log1p(MinChange);
+  size_t Segment = 0;
+  for (size_t I = 1; I + 1 < Sorted.size(); ++I) {
+    double Before = Slope(I), After = Slope(I + 1);
+    if (!(Before > 0) || !(After > 0))
+      continue;
+    double Bend = std::fabs(std::log(After / Before));
+    if (Bend <= Largest)
+      continue;
+    Largest = Bend;
+    Segment = Length(I + 1) >= Length(I) ? I + 1 : I;
+  }
+  if (Segment == 0)
+    return 0;
+  int64_t Low = Sorted[Segment - 1].BatchSize, High = Sorted[Segment].BatchSize;
+  int64_t Middle = std::llround(std::sqrt(double(Low) * double(High)));
+  return Middle > Low && Middle < High ? Middle : 0;
+}
+
+} // namespace
+
+int64_t nextBatchSize(const SweepState &State) {
+  if (State.Fitted.empty())
+    return 0;
+  std::vector<SweepPoint> Fitted = State.Fitted;
+  llvm::sort(Fitted, [](const SweepPoint &A, const SweepPoint &B) {
+    return A.BatchSize < B.BatchSize;
+  });
+  const SweepPoint &Last = Fitted.back();
+  int64_t LastFit = Last.BatchSize;
+  if (State.FirstOutOfMemory) {
+    int64_t Halfway = LastFit + (*State.FirstOutOfMemory - LastFit) / 2;
+    return Halfway > LastFit ? Halfway : 0;
+  }
+  int64_t Double = LastFit * 2;
+  if (Fitted.size() < 2 || State.TargetBytes <= 0)
+    return Double;
+  // Near the capacity the largest sizes say the most about the line.
+  const SweepPoint &Before = Fitted[Fitted.size() - 2];
+  double Sizes = double(LastFit - Before.BatchSize);
+  double BytesPerSample = double(Last.PeakBytes - Before.PeakBytes) / Sizes;
+  if (Sizes <= 0 || !(BytesPerSample > 0))
+    return Double;
+  double Target =
+      double(LastFit) +
+      std::floor(double(State.TargetBytes - Last.PeakBytes) / BytesPerSample);
+  // Within 5% of the capacity: the runs left go where the time bends.
+  if (Target <= double(LastFit) * 1.05)
+    return whereTheTimeBends(Fitted, State.MinTimeChange);
+  Target = std::min(Target, double(int64_t(1) << 40));
+  unsigned Steps = State.RunsLeft > State.RunsForBends
+                       ? State.RunsLeft - State.RunsForBends
+                       : 1u;
+  double Ratio = std::pow(Target / double(LastFit), 1.0 / Steps);
+  double Next = std::clamp(std::round(double(LastFit) * Ratio),
+                           double(LastFit + 1), Target);
+  double MsPerSample = (Last.IterationMs - Before.IterationMs) / Sizes;
+  if (State.SecondsPerSize > 0 && State.IterationsPerSize > 0 &&
+      MsPerSample > 0) {
+    double AffordableMs = State.SecondsPerSize * 1000 / State.IterationsPerSize;
+    double Affordable =
+        double(LastFit) +
+        std::floor((AffordableMs - Last.IterationMs) / MsPerSample);
+    Next =
+        std::min(Next, std::max(Affordable, std::min(double(Double), Target)));
+  }
+  return int64_t(Next);
 }
 
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
@@ -177,8 +258,12 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
       Run.DeviceType = Device["type"].as<std::string>("");
       Run.DeviceName = Device["name"].as<std::string>("");
     }
-    if (YAML::Node Gpu = Root["gpu"])
+    if (YAML::Node Gpu = Root["gpu"]) {
       Run.DeviceCapacityBytes = Gpu["memory_capacity_bytes"].as<int64_t>(0);
+      Run.GpuMsSource = Gpu["gpu_ms_source"].as<std::string>("");
+      if (Run.GpuMsSource == "none")
+        Run.GpuMsSource.clear();
+    }
     for (const YAML::Node &Layer : Root["layers"]) {
       LayerMeasure Row;
       Row.Scope = Layer["scope"].as<int>();
@@ -198,11 +283,11 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
 }
 
 double timingRunSeconds(double BudgetSeconds, double SpentSeconds,
-                        unsigned SizesLeft, bool WithBreakdown) {
+                        unsigned RunsLeft, bool WithBreakdown) {
   if (BudgetSeconds <= 0)
     return 0;
   double Share =
-      std::max(BudgetSeconds - SpentSeconds, 0.0) / std::max(SizesLeft, 1u);
+      std::max(BudgetSeconds - SpentSeconds, 0.0) / std::max(RunsLeft, 1u);
   // A breakdown run measures a few iterations: a quarter of the size's share.
   if (WithBreakdown)
     Share *= 0.75;
@@ -230,6 +315,7 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
   for (auto &[Phase, Ms] : Run.TimeSplitMs)
     Ms *= Scale;
   Run.Layers = Breakdown.Layers;
+  Run.GpuMsSource = Breakdown.GpuMsSource; // a timing run times no layers
   for (LayerMeasure &Layer : Run.Layers) {
     Layer.ForwardMs *= Scale;
     Layer.BackwardMs *= Scale;
@@ -244,15 +330,20 @@ struct Attempt {
   std::optional<MeasuredRun> Run;
   std::string Problem;
   double Seconds = 0;
+  /// The program returned (exit 0) before its first measured iteration:
+  /// at a larger batch size its data may last fewer iterations.
+  bool EndedBeforeMeasuring = false;
 };
 
+/// Pass > 1: a repeated timing run, with its own log and result file.
 llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
                                 RunKind Mode, double TimeLimitSeconds,
                                 const MeasureOptions &Options,
-                                const std::string &RunsDir) {
+                                const std::string &RunsDir, unsigned Pass = 1) {
   bool Breakdown = Mode == RunKind::Breakdown;
   std::string Stem = RunsDir + "/batch-" + std::to_string(BatchSize) +
-                     (Breakdown ? "-breakdown" : "");
+                     (Breakdown ? "-breakdown" : "") +
+                     (Pass > 1 ? "-run" + std::to_string(Pass) : "");
   std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
   llvm::sys::fs::remove(ResultPath);
   unsigned Most =
@@ -302,10 +393,133 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
   Run->Log = Log;
   if (Run->EndedEarly && Run->Iterations == 0 && !Run->OutOfMemory) {
     A.Problem = describeNoIterations(*Run, Mode, Process.ExitCode, Log);
+    A.EndedBeforeMeasuring = Process.ExitCode == 0;
     return A;
   }
   A.Run = std::move(*Run);
   return A;
+}
+
+/// What one batch size's runs gave: the fastest timing run so far and the
+/// breakdown run, merged into a MeasuredRun at the end.
+struct SizeRuns {
+  int64_t BatchSize = 0; // asked for
+  MeasuredRun Fastest;
+  std::optional<MeasuredRun> Breakdown;
+  std::vector<double> Medians;
+  double WallSeconds = 0;  // every process at this size
+  bool Repeatable = false; // its timing run measured and did not run out
+};
+
+MeasuredRun merged(const SizeRuns &Size) {
+  MeasuredRun Run =
+      Size.Breakdown ? mergeRuns(Size.Fastest, *Size.Breakdown) : Size.Fastest;
+  Run.TimingRunMedians = Size.Medians;
+  Run.WallSeconds = Size.WallSeconds;
+  return Run;
+}
+
+SweepState sweepState(const std::vector<SizeRuns> &Sizes,
+                      std::optional<int64_t> FirstOutOfMemory,
+                      int64_t CapacityBytes, const MeasureOptions &Options,
+                      unsigned RunsLeft, double SpentSeconds) {
+  SweepState State;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable)
+      State.Fitted.push_back({Size.BatchSize, merged(Size).PeakBytes,
+                              Size.Fastest.IterationMs.Median});
+  State.FirstOutOfMemory = FirstOutOfMemory;
+  State.TargetBytes = int64_t(double(CapacityBytes) *
+                              (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
+  State.RunsLeft = std::max(RunsLeft, 1u);
+  // After the declared size and its double, half the runs reach the
+  // capacity and half go where the time bends.
+  State.RunsForBends = (Options.MaxRuns - std::min(Options.MaxRuns, 2u)) / 2;
+  if (Options.TimeBudgetSeconds > 0) {
+    State.SecondsPerSize =
+        std::max(Options.TimeBudgetSeconds - SpentSeconds, 0.0) /
+        State.RunsLeft;
+    bool Breakdown = Options.Breakdown == BreakdownRuns::All;
+    State.IterationsPerSize =
+        std::max(Options.TimingRuns, 1u) *
+            (Options.Warmup +
+             std::min(Options.MinIterations, Options.Iterations)) +
+        (Breakdown ? Options.Warmup + Options.BreakdownIterations : 0);
+  }
+  return State;
+}
+
+/// "3 timing runs at batch size 8": the repeats' progress and problems.
+std::string repeatName(unsigned Pass, unsigned Passes, int64_t BatchSize) {
+  return "timing run " + std::to_string(Pass) + "/" + std::to_string(Passes) +
+         " at batch size " + std::to_string(BatchSize);
+}
+
+/// Passes 2 to TimingRuns over the sizes that measured, interleaved so that
+/// a slow spell of the machine touches every size alike; each size keeps
+/// its fastest timing run. Problems are kept, never fatal: the first pass's
+/// figures stand.
+void repeatTimingRuns(
+    llvm::StringRef Executable, const MeasureOptions &Options,
+    unsigned TimingRuns, const std::string &RunsDir,
+    std::vector<SizeRuns> &Sizes, Measurement &Result,
+    llvm::raw_ostream &Progress, llvm::function_ref<double()> Spent,
+    llvm::function_ref<bool()> BudgetSpent,
+    llvm::function_ref<void(const std::string &)> NoteBudget) {
+  unsigned RunsLeft =
+      unsigned(llvm::count_if(
+          Sizes, [](const SizeRuns &Size) { return Size.Repeatable; })) *
+      (TimingRuns - 1);
+  for (unsigned Pass = 2; Pass <= TimingRuns; ++Pass) {
+    for (size_t I = 0; I < Sizes.size(); ++I) {
+      SizeRuns &Size = Sizes[I];
+      if (!Size.Repeatable)
+        continue;
+      if (BudgetSpent()) {
+        NoteBudget(std::to_string(RunsLeft) +
+                   " repeated timing run(s) left out (--timing-runs)");
+        return;
+      }
+      Progress << "skyline-check: "
+               << repeatName(Pass, TimingRuns, Size.BatchSize) << "...";
+      Progress.flush();
+      auto Repeat = runOnce(
+          Executable, Size.BatchSize, RunKind::Timing,
+          timingRunSeconds(Options.TimeBudgetSeconds, Spent(), RunsLeft, false),
+          Options, RunsDir, Pass);
+      --RunsLeft;
+      if (!Repeat) {
+        Progress << "\n";
+        Result.Problems.push_back(llvm::toString(Repeat.takeError()));
+        return;
+      }
+      Progress << llvm::format(" %.1f s", Repeat->Seconds);
+      Size.WallSeconds += Repeat->Seconds;
+      if (!Repeat->Run) {
+        // A program that fails now and then: what was measured stands.
+        Progress << "\n";
+        Result.Problems.push_back(Repeat->Problem);
+        Result.Runs[I] = merged(Size);
+        return;
+      }
+      MeasuredRun &Run = *Repeat->Run;
+      Progress << ", " << Run.Iterations << " iterations";
+      if (!Run.Stopped.empty())
+        Progress << " (" << Run.Stopped << ")";
+      Progress << "\n";
+      if (Run.OutOfMemory) {
+        Result.Problems.push_back(
+            repeatName(Pass, TimingRuns, Size.BatchSize) +
+            " ran out of memory, the first did not: its time is left out");
+        Size.Repeatable = false;
+      } else {
+        Size.Medians.push_back(Run.IterationMs.Median);
+        if (Run.IterationMs.Median < Size.Fastest.IterationMs.Median)
+          Size.Fastest = std::move(Run);
+      }
+      Result.Runs[I] = merged(Size);
+    }
+  }
 }
 
 } // namespace
@@ -358,9 +572,15 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                               " s, --time-budget) is spent: " + What);
   };
 
+  unsigned TimingRuns = std::max(Options.TimingRuns, 1u);
+  std::vector<SizeRuns> Sizes; // in the order of Result.Runs
   int64_t BatchSize = DeclaredBatchSize;
   int64_t LastFit = 0;
   std::optional<int64_t> FirstOutOfMemory;
+  std::optional<int64_t> FirstTooLarge; // ended before measuring
+  auto smallest = [](std::optional<int64_t> A, std::optional<int64_t> B) {
+    return A && B ? std::optional<int64_t>(std::min(*A, *B)) : A ? A : B;
+  };
   for (unsigned Index = 0; Index < Options.MaxRuns; ++Index) {
     if (Index > 0 && BudgetSpent()) {
       NoteBudget("measured " + std::to_string(Index) + " of " +
@@ -374,11 +594,11 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
              << " at batch size " << BatchSize << "...";
     Progress.flush();
-    auto Timing =
-        runOnce(Executable, BatchSize, RunKind::Timing,
-                timingRunSeconds(Options.TimeBudgetSeconds, Spent(),
-                                 Options.MaxRuns - Index, WithBreakdown),
-                Options, RunsDir);
+    auto Timing = runOnce(
+        Executable, BatchSize, RunKind::Timing,
+        timingRunSeconds(Options.TimeBudgetSeconds, Spent(),
+                         (Options.MaxRuns - Index) * TimingRuns, WithBreakdown),
+        Options, RunsDir);
     if (!Timing)
       return Timing.takeError();
     Progress << llvm::format(" %.1f s", Timing->Seconds);
@@ -388,17 +608,37 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
         return llvm::createStringError(std::errc::invalid_argument, "%s",
                                        Timing->Problem.c_str());
       Result.Problems.push_back(Timing->Problem); // keep what was measured
-      break;
+      if (!Timing->EndedBeforeMeasuring)
+        break;
+      // Its data lasts too few iterations at this size: back off as from
+      // an out-of-memory run, without calling it one.
+      FirstTooLarge =
+          FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
+      int64_t Next = nextBatchSize(
+          sweepState(Sizes, smallest(FirstOutOfMemory, FirstTooLarge),
+                     Result.MemoryCapacityBytes, Options,
+                     Options.MaxRuns - Index - 1, Spent()));
+      if (Next <= 0 || Next >= *FirstTooLarge)
+        break;
+      BatchSize = Next;
+      continue;
     }
-    MeasuredRun Run = std::move(*Timing->Run);
+    SizeRuns Size;
+    Size.BatchSize = BatchSize;
+    Size.Fastest = std::move(*Timing->Run);
+    Size.WallSeconds = Size.Fastest.WallSeconds;
+    const MeasuredRun &Run = Size.Fastest;
     Progress << ", " << Run.Iterations << " iterations";
     if (!Run.Stopped.empty())
       Progress << " (" << Run.Stopped << ")";
     if (Run.EndedEarly)
       Result.Problems.push_back(describeEndedEarly(Run, RunKind::Timing));
+    if (!Run.OutOfMemory)
+      Size.Medians.push_back(Run.IterationMs.Median);
 
     // An out-of-memory timing run is that size's answer.
     bool Failed = false;
+    bool OutOfMemory = Run.OutOfMemory;
     if (WithBreakdown && !Run.OutOfMemory) {
       if (Index > 0 && BudgetSpent()) {
         NoteBudget("no breakdown run at batch size " +
@@ -409,17 +649,18 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
         if (!Breakdown)
           return Breakdown.takeError();
         Progress << llvm::format("; breakdown %.1f s", Breakdown->Seconds);
+        Size.WallSeconds += Breakdown->Seconds;
         if (!Breakdown->Run) {
           // The timing run's figures stand; the sweep stops as after any
           // failed run.
           Result.Problems.push_back(Breakdown->Problem);
-          Run.WallSeconds += Breakdown->Seconds;
           Failed = true;
         } else {
           if (Breakdown->Run->EndedEarly)
             Result.Problems.push_back(
                 describeEndedEarly(*Breakdown->Run, RunKind::Breakdown));
-          Run = mergeRuns(std::move(Run), *Breakdown->Run);
+          OutOfMemory = OutOfMemory || Breakdown->Run->OutOfMemory;
+          Size.Breakdown = std::move(*Breakdown->Run);
         }
       }
     }
@@ -431,21 +672,30 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                 std::to_string(Run.BatchSize));
     if (Result.Runs.empty())
       describeDevice(Run, Result);
-    Result.Runs.push_back(Run);
+    Size.Repeatable = !OutOfMemory && Run.Iterations > 0;
+    Result.Runs.push_back(merged(Size));
+    Sizes.push_back(std::move(Size));
     if (Failed)
       break;
-    if (Run.OutOfMemory)
+    if (OutOfMemory)
       FirstOutOfMemory =
           FirstOutOfMemory ? std::min(*FirstOutOfMemory, BatchSize) : BatchSize;
     else
       LastFit = std::max(LastFit, BatchSize);
     if (!LastFit) // even the declared size does not fit
       break;
-    int64_t Next = nextBatchSize(LastFit, FirstOutOfMemory);
-    if (Next <= LastFit || (FirstOutOfMemory && Next >= *FirstOutOfMemory))
+    std::optional<int64_t> Bound = smallest(FirstOutOfMemory, FirstTooLarge);
+    int64_t Next = nextBatchSize(
+        sweepState(Sizes, Bound, Result.MemoryCapacityBytes, Options,
+                   Options.MaxRuns - Index - 1, Spent()));
+    bool Measured = llvm::any_of(
+        Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });
+    if (Next <= 0 || Measured || (Bound && Next >= *Bound))
       break; // converged
     BatchSize = Next;
   }
+  repeatTimingRuns(Executable, Options, TimingRuns, RunsDir, Sizes, Result,
+                   Progress, Spent, BudgetSpent, NoteBudget);
   return Result;
 }
 

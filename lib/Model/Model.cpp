@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <set>
 
 namespace skyline {
@@ -96,6 +97,19 @@ Points collectPoints(const Measurement &M) {
   return P;
 }
 
+/// The fastest median at each batch size, by size: runs repeated at one
+/// size (the gate's) count once, as their best.
+std::vector<std::pair<int64_t, double>> fastestBySize(const Points &P) {
+  std::map<int64_t, double> Fastest;
+  for (size_t I = 0; I < P.BatchSizes.size(); ++I) {
+    auto [It, New] =
+        Fastest.try_emplace(int64_t(P.BatchSizes[I]), P.IterationMs[I]);
+    if (!New)
+      It->second = std::min(It->second, P.IterationMs[I]);
+  }
+  return {Fastest.begin(), Fastest.end()};
+}
+
 std::optional<int64_t> firstOutOfMemory(const Measurement &M) {
   std::optional<int64_t> First;
   for (const MeasuredRun &Run : M.Runs)
@@ -124,17 +138,29 @@ std::string describeTooFewSizes(const Measurement &M, const Points &P) {
   return "no batch size ran its iterations without running out of memory";
 }
 
+/// 1 / y²: least squares of the relative errors, for a quantity whose noise
+/// grows with it; none (unweighted) unless every y is positive.
+std::vector<double> relativeWeights(llvm::ArrayRef<double> Y) {
+  if (!llvm::all_of(Y, [](double V) { return V > 0; }))
+    return {};
+  std::vector<double> Weights;
+  for (double V : Y)
+    Weights.push_back(1 / (V * V));
+  return Weights;
+}
+
 /// Fits Y against the batch sizes. The fit is kept whenever one exists (the
 /// report shows its R²); Problem says why it cannot predict.
 void fitQuantity(const Measurement &M, const Points &P,
                  llvm::ArrayRef<double> Y, llvm::StringRef Quantity,
                  const ModelOptions &Options, std::optional<LinearFit> &Fit,
-                 std::string &Problem) {
+                 std::string &Problem, bool Relative) {
   if (P.DistinctSizes.size() < 2) {
     Problem = describeTooFewSizes(M, P);
     return;
   }
-  llvm::Expected<LinearFit> Line = fitLine(P.BatchSizes, Y);
+  llvm::Expected<LinearFit> Line = fitLine(
+      P.BatchSizes, Y, Relative ? relativeWeights(Y) : std::vector<double>());
   if (!Line) {
     Problem =
         ("cannot fit " + Quantity + ": " + llvm::toString(Line.takeError()))
@@ -190,51 +216,68 @@ std::string findMaxBatchSize(Analysis &A) {
   return "";
 }
 
-/// Samples per second at BatchSize; none where the time line is not positive.
-std::optional<double> throughputAt(const LinearFit &Time, int64_t BatchSize) {
-  double Ms = Time.at(double(BatchSize));
+} // namespace
+
+double predictedIterationMs(const Analysis &A, double BatchSize) {
+  const auto &P = A.TimePoints;
+  if (P.size() < 2)
+    return A.IterationMs ? A.IterationMs->at(BatchSize) : 0;
+  // The segment around BatchSize; the first or last one beyond the ends.
+  size_t I = size_t(llvm::upper_bound(P, BatchSize,
+                                      [](double B, const auto &Point) {
+                                        return B < double(Point.first);
+                                      }) -
+                    P.begin());
+  I = std::clamp<size_t>(I, 1, P.size() - 1);
+  double X0 = double(P[I - 1].first), Y0 = P[I - 1].second;
+  double Slope = (P[I].second - Y0) / (double(P[I].first) - X0);
+  // Past the ends, a segment that falls (noise between close sizes) would
+  // predict time falling with the batch size: the line's slope instead.
+  bool Outside = BatchSize < X0 || BatchSize > double(P[I].first);
+  if (Outside && !(Slope > 0) && A.IterationMs)
+    Slope = A.IterationMs->Slope;
+  if (BatchSize > double(P[I].first))
+    return P[I].second + Slope * (BatchSize - double(P[I].first));
+  return Y0 + Slope * (BatchSize - X0);
+}
+
+namespace {
+
+/// Samples per second at BatchSize; none where the predicted time is not
+/// positive.
+std::optional<double> throughputAt(const Analysis &A, int64_t BatchSize) {
+  double Ms = predictedIterationMs(A, double(BatchSize));
   if (!(Ms > 0))
     return std::nullopt;
   return double(BatchSize) / (Ms / 1000);
 }
 
-/// The smallest candidate (a multiple of RoundTo up to MaxBatchSize, or
-/// MaxBatchSize itself when it is below RoundTo) whose throughput is within
-/// the slack of the best under the cap.
-///
-/// With a rising time line a + c*b, the throughput b / (a + c*b) is monotonic
-/// wherever the time is positive (rising for a > 0, falling for a < 0), and
-/// the time is positive from some size on: so the best is at an end, and the
-/// candidates can be searched by halving rather than one by one.
-std::optional<int64_t> chooseBatchSize(const LinearFit &Time,
-                                       int64_t MaxBatchSize,
+/// The smallest candidate (a multiple of RoundTo up to MaxBatchSize, and
+/// MaxBatchSize itself) whose throughput is within the slack of the best
+/// under the cap. The time is piecewise linear, so the throughput need not
+/// be monotonic: every candidate is looked at (2 million at most with the
+/// default RoundTo, a few milliseconds).
+std::optional<int64_t> chooseBatchSize(const Analysis &A, int64_t MaxBatchSize,
                                        const ModelOptions &Options) {
   int64_t Step = std::clamp<int64_t>(Options.RoundTo, 1, MaxBatchSize);
   int64_t Count = MaxBatchSize / Step; // candidates K * Step, K in [1, Count]
-  int64_t First = firstWhere(
-      1, Count + 1, [&](int64_t K) { return Time.at(double(K * Step)) > 0; });
+  auto Candidate = [&](int64_t K) {
+    return K <= Count ? K * Step : MaxBatchSize;
+  };
   std::optional<double> Best;
-  for (int64_t B : {First * Step, Count * Step, MaxBatchSize})
-    if (B <= MaxBatchSize)
-      if (std::optional<double> Throughput = throughputAt(Time, B))
-        Best = std::max(Best.value_or(0), *Throughput);
+  for (int64_t K = 1; K <= Count + 1; ++K)
+    if (std::optional<double> Throughput = throughputAt(A, Candidate(K)))
+      Best = std::max(Best.value_or(0), *Throughput);
   if (!Best)
     return std::nullopt;
-  if (First > Count)
-    return MaxBatchSize; // no multiple has a positive time; the maximum does
-
   double Threshold =
       (1 - std::clamp(Options.ThroughputSlack, 0.0, 1.0)) * *Best;
-  auto Reaches = [&](int64_t K) {
-    std::optional<double> Throughput = throughputAt(Time, K * Step);
-    return Throughput && *Throughput >= Threshold;
-  };
-  if (Reaches(First))
-    return First * Step; // the throughput falls from here, or is flat
-  // It rises, so the candidates that reach the threshold are a suffix.
-  int64_t K = firstWhere(First + 1, Count + 1, Reaches);
-  // When no multiple reaches it, the maximum does (it is the best).
-  return K <= Count ? K * Step : MaxBatchSize;
+  for (int64_t K = 1; K <= Count + 1; ++K) {
+    std::optional<double> Throughput = throughputAt(A, Candidate(K));
+    if (Throughput && *Throughput >= Threshold)
+      return Candidate(K);
+  }
+  return MaxBatchSize; // not reached: the best is a candidate
 }
 
 /// Why a suggestion that fits is not offered.
@@ -284,8 +327,7 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
             .str();
     return;
   }
-  std::optional<int64_t> Chosen =
-      chooseBatchSize(*A.IterationMs, *A.MaxBatchSize, Options);
+  std::optional<int64_t> Chosen = chooseBatchSize(A, *A.MaxBatchSize, Options);
   std::optional<Prediction> At;
   if (Chosen)
     At = predictAt(A, *Chosen);
@@ -326,14 +368,22 @@ void collectPredictions(Analysis &A, const Measurement &M) {
 } // namespace
 
 llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
-                                  llvm::ArrayRef<double> Y) {
+                                  llvm::ArrayRef<double> Y,
+                                  llvm::ArrayRef<double> Weights) {
   if (X.size() != Y.size())
     return llvm::createStringError(llvm::formatv(
         "x and y differ in length ({0} and {1})", X.size(), Y.size()));
+  if (!Weights.empty() && Weights.size() != X.size())
+    return llvm::createStringError(
+        llvm::formatv("{0} weights for {1} points", Weights.size(), X.size()));
   for (size_t I = 0; I < X.size(); ++I)
     if (!std::isfinite(X[I]) || !std::isfinite(Y[I]))
       return llvm::createStringError(
           llvm::formatv("point {0} is not a finite number", I + 1));
+  for (size_t I = 0; I < Weights.size(); ++I)
+    if (!std::isfinite(Weights[I]) || !(Weights[I] > 0))
+      return llvm::createStringError(
+          llvm::formatv("the weight of point {0} is not positive", I + 1));
   if (llvm::all_of(X, [&](double V) { return V == X.front(); }))
     return llvm::createStringError(llvm::formatv(
         "a line needs at least two distinct x values ({0} point(s) given)",
@@ -342,19 +392,21 @@ llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
   // Sums over values shifted by the first point: equal values then give
   // exact zeros, so a flat line has slope 0 and not rounding noise.
   size_t N = X.size();
-  double MeanDX = 0, MeanDY = 0;
+  auto Weight = [&](size_t I) { return Weights.empty() ? 1.0 : Weights[I]; };
+  double SumW = 0, MeanDX = 0, MeanDY = 0;
   for (size_t I = 0; I < N; ++I) {
-    MeanDX += X[I] - X[0];
-    MeanDY += Y[I] - Y[0];
+    SumW += Weight(I);
+    MeanDX += Weight(I) * (X[I] - X[0]);
+    MeanDY += Weight(I) * (Y[I] - Y[0]);
   }
-  MeanDX /= N;
-  MeanDY /= N;
+  MeanDX /= SumW;
+  MeanDY /= SumW;
   double Sxx = 0, Sxy = 0, SStot = 0;
   for (size_t I = 0; I < N; ++I) {
     double DX = X[I] - X[0] - MeanDX, DY = Y[I] - Y[0] - MeanDY;
-    Sxx += DX * DX;
-    Sxy += DX * DY;
-    SStot += DY * DY;
+    Sxx += Weight(I) * DX * DX;
+    Sxy += Weight(I) * DX * DY;
+    SStot += Weight(I) * DY * DY;
   }
   if (!(Sxx > 0))
     return llvm::createStringError("the x values are too close to fit a line");
@@ -366,7 +418,7 @@ llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
   double SSres = 0;
   for (size_t I = 0; I < N; ++I) {
     Fit.Residuals.push_back(Y[I] - Fit.at(X[I]));
-    SSres += Fit.Residuals.back() * Fit.Residuals.back();
+    SSres += Weight(I) * Fit.Residuals.back() * Fit.Residuals.back();
   }
   // Equal y values lie on the flat line the fit finds.
   if (SStot == 0)
@@ -385,12 +437,17 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   A.FirstOutOfMemory = firstOutOfMemory(M);
 
   Points P = collectPoints(M);
+  A.TimePoints = fastestBySize(P);
   if (!P.DistinctSizes.empty())
     A.LargestMeasuredBatchSize = *P.DistinctSizes.rbegin();
+  // Time is fitted in relative terms: run-to-run noise grows with the time,
+  // and unweighted, the largest size (often 100x the smallest) decides the
+  // line while the small sizes' predictions carry its intercept's error.
+  // Memory is close to exact, and its intercept (the weights) matters.
   fitQuantity(M, P, P.IterationMs, "the iteration time", Options, A.IterationMs,
-              A.TimeProblem);
+              A.TimeProblem, /*Relative=*/true);
   fitQuantity(M, P, P.PeakBytes, "peak memory", Options, A.PeakBytes,
-              A.MemoryProblem);
+              A.MemoryProblem, /*Relative=*/false);
 
   std::string WhyNoMaxBatchSize = findMaxBatchSize(A);
   A.Current = predictAt(A, CurrentBatchSize);
@@ -402,12 +459,12 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
 std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize) {
   if (BatchSize <= 0 || !A.canPredictTime() || !A.canPredictMemory())
     return std::nullopt;
-  std::optional<double> Throughput = throughputAt(*A.IterationMs, BatchSize);
+  std::optional<double> Throughput = throughputAt(A, BatchSize);
   if (!Throughput)
     return std::nullopt;
   Prediction P;
   P.BatchSize = BatchSize;
-  P.IterationMs = A.IterationMs->at(double(BatchSize));
+  P.IterationMs = predictedIterationMs(A, double(BatchSize));
   P.Throughput = *Throughput;
   P.PeakBytes = predictedPeakBytes(*A.PeakBytes, BatchSize);
   P.Fits = fitsInMemory(A, BatchSize, P.PeakBytes);

@@ -631,8 +631,10 @@ private:
 
   /// Samples per second the time fit predicts; NaN where it predicts no
   /// positive time.
-  static double predictedRate(const LinearFit &Fit, double BatchSize) {
-    double Ms = Fit.at(BatchSize);
+  /// The model's throughput: its time is piecewise linear through the
+  /// measured sizes, not the fitted line.
+  double predictedRate(double BatchSize) const {
+    double Ms = predictedIterationMs(*In.Model, BatchSize);
     return Ms > 0 ? BatchSize * 1000 / Ms : std::nan("");
   }
 
@@ -698,12 +700,12 @@ private:
       // Up to the plot's right edge, where the curve is highest unless the
       // fit's intercept is negative; then the clip cuts the spike.
       for (double B : {X.Max, X.Max / 2})
-        if (double R = predictedRate(*Fit, B); std::isfinite(R))
+        if (double R = predictedRate(B); std::isfinite(R))
           YMax = std::max(YMax, R);
     Chart C("throughput", "throughput against batch size", X,
             niceAxis(YMax * 1.08, 1, false, "throughput (samples/s)"));
     if (Fit)
-      C.curve(sample(X.Max, [&](double B) { return predictedRate(*Fit, B); }),
+      C.curve(sample(X.Max, [&](double B) { return predictedRate(B); }),
               "model", "model: b / t(b)");
     drawMarkers(C, /*WithMax=*/false);
     if (In.Model)
@@ -724,7 +726,8 @@ private:
     OS << C.finish();
     legend(C,
            {{"measured", "dot measured", "measured"},
-            {"model", "model", "predicted: b / t(b), t the time fit"},
+            {"model", "model",
+             "predicted: b / t(b), t through the measured times"},
             {"predicted", "dot predicted", "predicted at a size of interest"},
             {"current", "current", "current size"},
             {"suggested", "suggested", "suggested size"},
@@ -877,7 +880,11 @@ private:
        << ", slowest first.</p>\n<table id=\"layers\">\n<tr><th>layer</th>"
           "<th>type</th><th>location</th><th class=\"num\">forward ms</th>"
           "<th class=\"num\">backward ms</th>"
-       << (Gpu ? "<th class=\"num\">GPU ms</th>" : "")
+       << (!Gpu ? ""
+           : Run->GpuMsSource == "cuda_events"
+               ? "<th class=\"num\">GPU ms "
+                 "(CUDA events)</th>"
+               : "<th class=\"num\">GPU ms</th>")
        << "<th class=\"num\">share of iteration</th><th "
           "class=\"num\">activations</th><th class=\"num\">weights</th></tr>\n";
     for (const LayerMeasure *L : Rows) {

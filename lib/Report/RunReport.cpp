@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace skyline {
 
@@ -98,9 +99,18 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
     std::string Time = llvm::formatv("{0:F2} ± {1:F2}", Run.IterationMs.Median,
                                      Run.IterationMs.Stddev)
                            .str();
-    OS << llvm::format("%10lld %10u %28s %12.1f %14s\n",
-                       (long long)Run.BatchSize, Run.Iterations, Time.c_str(),
-                       Run.Throughput, formatBytes(Run.PeakBytes).c_str());
+    OS << llvm::format("%10lld %10u %28s %12.1f %14s", (long long)Run.BatchSize,
+                       Run.Iterations, Time.c_str(), Run.Throughput,
+                       formatBytes(Run.PeakBytes).c_str());
+    // How far apart the runs were says how far to trust one of them.
+    if (Run.TimingRunMedians.size() > 1 && Run.IterationMs.Median > 0)
+      OS << llvm::formatv(
+          "  fastest of {0} runs (slowest +{1:F1}%)",
+          Run.TimingRunMedians.size(),
+          (*llvm::max_element(Run.TimingRunMedians) / Run.IterationMs.Median -
+           1) *
+              100);
+    OS << "\n";
   }
   if (const MeasuredRun *Run = shownRun(M, DeclaredBatchSize)) {
     if (!Run->Memory.empty()) {
@@ -172,10 +182,16 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
        << (!A.TimeProblem.empty() ? A.TimeProblem : A.MemoryProblem) << "\n";
     return;
   }
+  // Three significant digits at least: a 0.067 ms iteration is not "0.07".
+  int Decimals =
+      P->IterationMs > 0
+          ? std::clamp(2 - int(std::floor(std::log10(P->IterationMs))), 2, 9)
+          : 2;
   OS << llvm::formatv(
-      "what if batch size {0}: iteration {1:F2} ms, {2:F1} samples/s, peak "
+      "what if batch size {0}: iteration {1} ms, {2:F1} samples/s, peak "
       "memory {3} ({4}){5}\n",
-      BatchSize, P->IterationMs, P->Throughput, formatBytes(P->PeakBytes),
+      BatchSize, llvm::format("%.*f", Decimals, P->IterationMs), P->Throughput,
+      formatBytes(P->PeakBytes),
       P->Fits ? "fits" : "does not fit under " + formatBytes(A.UsableBytes),
       P->Extrapolated ? ", extrapolated beyond the sizes measured" : "");
 }
@@ -242,6 +258,11 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << Run.IterationsAsked;
   if (!Run.Stopped.empty())
     Out << YAML::Key << "stopped" << YAML::Value << Run.Stopped;
+  if (!Run.GpuMsSource.empty())
+    Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
+  if (!Run.TimingRunMedians.empty())
+    Out << YAML::Key << "timing_runs" << YAML::Value << YAML::Flow
+        << Run.TimingRunMedians;
   Out << YAML::Key << "breakdown" << YAML::Value;
   if (Run.Breakdown)
     Out << YAML::Flow << YAML::BeginMap << YAML::Key << "iterations"
@@ -427,6 +448,8 @@ MeasuredRun readRun(const YAML::Node &Node) {
   Run.EndedEarly = get<bool>(Node, "ended_early");
   Run.IterationsAsked = get<unsigned>(Node, "iterations_asked");
   Run.Stopped = get<std::string>(Node, "stopped");
+  Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
+  Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap())
     Run.Breakdown = BreakdownRun{
         get<unsigned>(B, "iterations"), get<double>(B, "iteration_ms"),

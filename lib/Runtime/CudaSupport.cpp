@@ -6,11 +6,17 @@
 //
 // A run is a CUDA run when CUDA is not hidden, a device is available, and by
 // the end of warm-up the caching allocator holds memory on a device whose
-// primary context the program made. Only then is CUPTI loaded.
+// primary context the program made. Only then is CUPTI loaded; where it
+// cannot be, CUDA events time the scopes instead.
+//
+// A breakdown run pushes a DeviceMemoryReporter for CUDA on the main thread
+// at program start, so the caching allocator's blocks are tagged with their
+// phase and scope from the model's first tensor on.
 //
 //===----------------------------------------------------------------------===//
 
 #include "skyline/runtime/CudaSupport.h"
+#include "skyline/runtime/DeviceMemoryReporter.h"
 #include "skyline/runtime/GpuActivity.h"
 
 #include <torch/version.h>
@@ -24,6 +30,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
 #include <cuda_runtime_api.h>
 #include <torch/cuda.h>
 #endif
@@ -39,6 +46,65 @@ bool hiddenByEnvironment() {
 
 namespace {
 
+/// CUDA events on the current stream of one device: the fallback timer's
+/// API when CUPTI is unavailable.
+class CudaEvents final : public EventApi {
+public:
+  explicit CudaEvents(c10::DeviceIndex Device) : Device(Device) {}
+  ~CudaEvents() override = default; // destroy() is called while CUDA lives
+
+  bool create(size_t Count) override {
+    c10::cuda::CUDAGuard Guard(Device);
+    Events.reserve(Count);
+    while (Events.size() < Count) {
+      cudaEvent_t Event = nullptr;
+      cudaError_t Status = cudaEventCreate(&Event);
+      if (Status != cudaSuccess) {
+        (void)cudaGetLastError();
+        Failure = std::string("cudaEventCreate: ") + cudaGetErrorString(Status);
+        destroy();
+        return false;
+      }
+      Events.push_back(Event);
+    }
+    return true;
+  }
+
+  void record(size_t Index) noexcept override {
+    // The calling thread's current stream of the device: the forward
+    // thread's, or the one autograd runs a backward op on.
+    if (Index >= Events.size() ||
+        cudaEventRecord(Events[Index],
+                        c10::cuda::getCurrentCUDAStream(Device).stream()) !=
+            cudaSuccess)
+      (void)cudaGetLastError(); // LibTorch checks the last error after kernels
+  }
+
+  double elapsedMs(size_t Begin, size_t End) noexcept override {
+    float Ms = 0;
+    if (Begin >= Events.size() || End >= Events.size() ||
+        cudaEventElapsedTime(&Ms, Events[Begin], Events[End]) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return -1;
+    }
+    return Ms;
+  }
+
+  void destroy() noexcept override {
+    for (cudaEvent_t Event : Events)
+      (void)cudaEventDestroy(Event);
+    Events.clear();
+    (void)cudaGetLastError();
+  }
+
+  std::string failure() const override { return Failure; }
+
+private:
+  c10::DeviceIndex Device;
+  std::vector<cudaEvent_t> Events;
+  std::string Failure;
+};
+
 struct CudaRun {
   /// Read on the hot path (scope entry and exit, backward ops).
   std::atomic<bool> Tracing{false};
@@ -48,7 +114,15 @@ struct CudaRun {
   c10::DeviceIndex Device = 0;
   std::unique_ptr<ActivityApi> Cupti;
   std::unique_ptr<GpuTracer> Tracer;
-  std::string CuptiProblem; // why there is no gpu_ms
+  /// The fallback: CUDA events around each scope.
+  std::unique_ptr<EventApi> Events;
+  std::unique_ptr<ScopeEventTimer> EventTimer;
+  std::atomic<bool> TimingEvents{false}; // read on the hot path
+  std::string CuptiProblem;              // why CUPTI gives no gpu_ms
+  std::string EventsProblem;             // why the events give none either
+  /// Tags device memory (breakdown runs); never freed: the caching
+  /// allocator may report after main returns.
+  std::shared_ptr<DeviceMemoryReporter> Reporter;
   MemoryTracker::OutOfMemoryHandler OnOutOfMemory = nullptr;
   std::atomic<bool> OutOfMemory{false};
   /// The allocator's peak at the last measured boundary: at program exit the
@@ -59,6 +133,10 @@ struct CudaRun {
 CudaRun &run() {
   static auto *R = new CudaRun(); // lives past static destructors
   return *R;
+}
+
+void appendNote(RunResult::GpuInfo &Gpu, const std::string &Text) {
+  Gpu.Note = (Gpu.Note.empty() ? "" : Gpu.Note + "; ") + Text;
 }
 
 /// The device the program allocated on, if any. Asks nothing of a device
@@ -83,17 +161,42 @@ bool findUsedDevice(c10::DeviceIndex &Used) {
   return false;
 }
 
+/// The fallback when CUPTI gives no kernel records: events around scopes.
+void startEventTiming(CudaRun &R) {
+  R.Events = std::make_unique<CudaEvents>(R.Device);
+  R.EventTimer = std::make_unique<ScopeEventTimer>(*R.Events);
+  if (!R.EventTimer->start()) {
+    R.EventsProblem = R.Events->failure();
+    R.EventTimer.reset();
+    return;
+  }
+  R.TimingEvents.store(true, std::memory_order_release);
+}
+
+/// SKYLINE_GPU_TIMER=events skips CUPTI (to compare the two on one GPU).
+bool eventsAsked() {
+  const char *Timer = std::getenv("SKYLINE_GPU_TIMER");
+  return Timer && std::string(Timer) == "events";
+}
+
 void startTracing(CudaRun &R) {
+  if (eventsAsked()) {
+    R.CuptiProblem = "SKYLINE_GPU_TIMER=events";
+    startEventTiming(R);
+    return;
+  }
   std::string Failure;
   R.Cupti = loadCupti(cuptiCandidates(), Failure);
   if (!R.Cupti) {
     R.CuptiProblem = Failure;
+    startEventTiming(R);
     return;
   }
   R.Tracer = std::make_unique<GpuTracer>(*R.Cupti);
   if (!R.Tracer->start()) {
     R.CuptiProblem = "CUPTI did not start: " + R.Cupti->failure();
     R.Tracer.reset();
+    startEventTiming(R);
     return;
   }
   // Release: a thread that sees Tracing sees the tracer.
@@ -139,8 +242,13 @@ void iterationBegin(int Index, int Warmup, bool Trace,
       return;
     // Kernels run asynchronously: the boundary is where the last one ended.
     torch::cuda::synchronize(R.Device);
+    // Every event recorded so far is complete: the last iteration's scopes.
+    if (R.EventTimer)
+      R.EventTimer->boundary(Index > Warmup);
     if (Index == Warmup) {
       c10::cuda::CUDACachingAllocator::resetPeakStats(R.Device);
+      if (R.Reporter)
+        R.Reporter->bytes().resetPeak();
       if (R.Tracer)
         R.Tracer->beginMeasured();
     } else if (Index > Warmup) {
@@ -159,16 +267,37 @@ void iterationBegin(int Index, int Warmup, bool Trace,
 
 bool cuptiStarted() noexcept { return run().Tracer != nullptr; }
 
+void programStart(bool Breakdown) noexcept {
+  if (!Breakdown || hiddenByEnvironment())
+    return;
+  try {
+    CudaRun &R = run();
+    R.Reporter = std::make_shared<DeviceMemoryReporter>(c10::DeviceType::CUDA);
+    DeviceMemoryReporter::pushOnThisThread(R.Reporter);
+  } catch (...) {
+    // No memory kinds on CUDA rather than an exception in the program.
+  }
+}
+
+const TaggedBytes *deviceMemory() noexcept {
+  CudaRun &R = run();
+  return R.OnCuda && R.Reporter ? &R.Reporter->bytes() : nullptr;
+}
+
 void scopeEnter(int ScopeId) noexcept {
   CudaRun &R = run();
   if (R.Tracing.load(std::memory_order_acquire))
     R.Tracer->enterScope(ScopeId);
+  else if (R.TimingEvents.load(std::memory_order_acquire))
+    R.EventTimer->enterScope(ScopeId);
 }
 
 void scopeExit() noexcept {
   CudaRun &R = run();
   if (R.Tracing.load(std::memory_order_acquire))
     R.Tracer->exitScope();
+  else if (R.TimingEvents.load(std::memory_order_acquire))
+    R.EventTimer->exitScope();
 }
 
 void describeDevice(RunResult &Result) noexcept {
@@ -209,44 +338,107 @@ void describeDevice(RunResult &Result) noexcept {
     Gpu.Note = "the CUDA allocator's statistics could not be read";
   }
   if (R.OutOfMemory.load())
-    Gpu.Note = (Gpu.Note.empty() ? "" : Gpu.Note + "; ") +
-               "the CUDA caching allocator ran out of memory";
+    appendNote(Gpu, "the CUDA caching allocator ran out of memory");
   if (R.TraceWanted && !R.Tracer)
-    Gpu.Note = (Gpu.Note.empty() ? "" : Gpu.Note + "; ") +
-               "no gpu_ms: " + R.CuptiProblem;
+    appendNote(Gpu, (R.EventTimer ? "gpu_ms from CUDA events, not CUPTI: "
+                                  : "no gpu_ms: ") +
+                        R.CuptiProblem +
+                        (R.EventTimer || R.EventsProblem.empty()
+                             ? ""
+                             : "; CUDA events: " + R.EventsProblem));
 }
+
+namespace {
+
+/// The memory kinds come from the reporter's tags; what the allocator's
+/// peak holds beyond them (blocks it never saw) is untracked.
+void completeMemory(CudaRun &R, RunResult &Result) {
+  RunResult::GpuInfo &Gpu = Result.Gpu;
+  if (!R.Reporter) {
+    // No tags on the device: its whole peak is untracked.
+    Result.Memory = RunResult::Breakdown();
+    Result.Memory.Untracked = Result.PeakBytes;
+    for (RunResult::Layer &Layer : Result.Layers)
+      Layer.ActivationBytes = 0;
+    return;
+  }
+  const DeviceMemoryReporter &Reporter = *R.Reporter;
+  Gpu.TaggedPeakBytes = Reporter.bytes().peakBytes();
+  if (Reporter.untaggedBlocks())
+    appendNote(Gpu, std::to_string(Reporter.untaggedBlocks()) +
+                        " device blocks untagged (the reporter's table was "
+                        "full)");
+  if (!Result.HasMemoryBreakdown)
+    return;
+  RunResult::Breakdown &M = Result.Memory;
+  int64_t Kinds = M.Weights + M.Gradients + M.OptimizerState + M.Activations +
+                  M.Data + M.Temporaries + M.Untracked;
+  if (Kinds <= Result.PeakBytes)
+    M.Untracked += Result.PeakBytes - Kinds;
+  else
+    appendNote(Gpu, "the tagged device bytes exceed the allocator's peak by " +
+                        std::to_string(Kinds - Result.PeakBytes) +
+                        " (frees the reporter did not see)");
+}
+
+/// gpu_ms per row from CUPTI's kernels or the events' scope times.
+void completeGpuTimes(CudaRun &R, RunResult &Result) {
+  RunResult::GpuInfo &Gpu = Result.Gpu;
+  GpuTimes Times;
+  const char *Source = nullptr;
+  try {
+    if (R.Tracer) {
+      Times = R.Tracer->finish(Result.Iterations);
+      Gpu.CuptiLoaded = true;
+      Source = "cupti";
+      if (Times.DroppedRecords)
+        appendNote(Gpu, "CUPTI dropped " +
+                            std::to_string(Times.DroppedRecords) +
+                            " records: gpu_ms is low");
+    } else if (R.EventTimer) {
+      Times = R.EventTimer->times(Result.Iterations);
+      R.EventTimer->stop();
+      Source = "cuda_events";
+      if (Times.DroppedRecords)
+        appendNote(Gpu, std::to_string(Times.DroppedRecords) +
+                            " scope events dropped (the pool was spent): "
+                            "gpu_ms is low");
+    }
+  } catch (...) {
+    appendNote(Gpu, R.Tracer ? "CUPTI's records could not be read"
+                             : "the CUDA events could not be read");
+    return;
+  }
+  if (!Source)
+    return;
+  Gpu.GpuMsSource = Source;
+  Gpu.Kernels = Times.Kernels;
+  Gpu.DroppedRecords = Times.DroppedRecords;
+  for (RunResult::Layer &Layer : Result.Layers) {
+    auto It = Times.ScopeMs.find(Layer.ScopeId);
+    Layer.GpuMs = Layer.ScopeId < 0           ? Times.UnscopedMs
+                  : It == Times.ScopeMs.end() ? 0
+                                              : It->second;
+  }
+}
+
+} // namespace
 
 void completeLayers(RunResult &Result) noexcept {
   CudaRun &R = run();
   if (!R.OnCuda)
     return;
-  // The kinds come from the CPU allocator's tags, which see no device
-  // memory: until a CUDA reporter tags it, the device's peak is untracked.
-  Result.Memory = RunResult::Breakdown();
-  Result.Memory.Untracked = Result.PeakBytes;
-  for (RunResult::Layer &Layer : Result.Layers)
-    Layer.ActivationBytes = 0;
   R.Tracing.store(false, std::memory_order_relaxed);
-  if (!R.Tracer || Result.EndedEarly) // CUPTI is not flushed after main
-    return;
-  RunResult::GpuInfo &Gpu = Result.Gpu;
+  R.TimingEvents.store(false, std::memory_order_relaxed);
   try {
-    GpuTimes Times = R.Tracer->finish(Result.Iterations);
-    Gpu.CuptiLoaded = true;
-    Gpu.Kernels = Times.Kernels;
-    Gpu.DroppedRecords = Times.DroppedRecords;
-    for (RunResult::Layer &Layer : Result.Layers) {
-      auto It = Times.ScopeMs.find(Layer.ScopeId);
-      Layer.GpuMs = Layer.ScopeId < 0           ? Times.UnscopedMs
-                    : It == Times.ScopeMs.end() ? 0
-                                                : It->second;
-    }
-    if (Times.DroppedRecords)
-      Gpu.Note = "CUPTI dropped " + std::to_string(Times.DroppedRecords) +
-                 " records: gpu_ms is low";
+    completeMemory(R, Result);
   } catch (...) {
-    Gpu.Note = "CUPTI's records could not be read";
+    appendNote(Result.Gpu, "the device memory kinds could not be completed");
   }
+  // After main returned neither CUPTI nor the events are read: the CUDA
+  // runtime may be gone.
+  if (!Result.EndedEarly)
+    completeGpuTimes(R, Result);
 }
 
 #else // !SKYLINE_WITH_CUDA: a LibTorch without CUDA runs on the CPU only.
@@ -254,6 +446,8 @@ void completeLayers(RunResult &Result) noexcept {
 void iterationBegin(int, int, bool,
                     MemoryTracker::OutOfMemoryHandler) noexcept {}
 bool cuptiStarted() noexcept { return false; }
+void programStart(bool) noexcept {}
+const TaggedBytes *deviceMemory() noexcept { return nullptr; }
 void scopeEnter(int) noexcept {}
 void scopeExit() noexcept {}
 void describeDevice(RunResult &) noexcept {}

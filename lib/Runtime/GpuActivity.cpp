@@ -1,11 +1,14 @@
 //===- GpuActivity.cpp - Kernel records to time per scope ----------------===//
 //
 // Plain C++ (no CUDA): the joining of kernel records with the external ids
-// pushed at scope entry, tested on the CPU with a fake ActivityApi.
+// pushed at scope entry, tested on the CPU with a fake ActivityApi; and the
+// pairing of scope entry and exit events, with a fake EventApi.
 //
 //===----------------------------------------------------------------------===//
 
 #include "skyline/runtime/GpuActivity.h"
+
+#include <algorithm>
 
 namespace skyline::rt {
 
@@ -85,6 +88,107 @@ GpuTimes GpuTracer::finish(int Iterations) {
   Api.stop();
   Times.setWindow(BeginNs, EndNs);
   return Times.times(Iterations);
+}
+
+//===----------------------------------------------------------------------===//
+// ScopeEventTimer
+//===----------------------------------------------------------------------===//
+
+namespace {
+std::atomic<uint64_t> TimerGenerations{0};
+
+/// The calling thread's slot in the timer it last marked for.
+thread_local struct {
+  uint64_t Generation = 0;
+  int Slot = -1;
+} EventThread;
+} // namespace
+
+ScopeEventTimer::ScopeEventTimer(EventApi &Api, size_t PoolSize)
+    : Api(Api), Generation(++TimerGenerations), Marks(PoolSize) {}
+
+bool ScopeEventTimer::start() {
+  Stacks.assign(MaxThreads, {});
+  for (std::vector<Open> &Stack : Stacks)
+    Stack.reserve(64);
+  return Api.create(Marks.size());
+}
+
+int ScopeEventTimer::threadSlot() noexcept {
+  if (EventThread.Generation != Generation) {
+    int Slot = Threads.fetch_add(1, std::memory_order_relaxed);
+    EventThread.Generation = Generation;
+    EventThread.Slot = Slot < MaxThreads ? Slot : -1;
+  }
+  return EventThread.Slot;
+}
+
+void ScopeEventTimer::mark(int ScopeId, bool Enter) noexcept {
+  int Thread = threadSlot();
+  size_t Index =
+      Thread < 0 ? Marks.size() : Next.fetch_add(1, std::memory_order_relaxed);
+  if (Index >= Marks.size()) {
+    DroppedNow.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  Marks[Index] = {ScopeId, Enter, uint8_t(Thread)};
+  Api.record(Index);
+}
+
+void ScopeEventTimer::boundary(bool Measured) {
+  size_t Count = std::min(Next.load(std::memory_order_relaxed), Marks.size());
+  if (Stacks.size() < size_t(MaxThreads))
+    Stacks.resize(MaxThreads);
+  uint64_t Lost = DroppedNow.exchange(0, std::memory_order_relaxed);
+  if (Measured) {
+    Dropped += Lost;
+    for (size_t I = 0; I < Count; ++I) {
+      const Mark &M = Marks[I];
+      std::vector<Open> &Stack = Stacks[M.Thread];
+      if (M.Enter) {
+        Stack.push_back({M.Scope, I, 0});
+        continue;
+      }
+      if (Stack.empty()) // entered before this iteration's marks began
+        continue;
+      Open Frame = Stack.back();
+      Stack.pop_back();
+      double Inclusive = Api.elapsedMs(Frame.Event, I);
+      if (Inclusive < 0) {
+        Dropped += 2;
+        continue;
+      }
+      // Self time: the nested scopes' time is theirs. Event times have a
+      // resolution of about half a microsecond: no negative remainders.
+      double Self = std::max(0.0, Inclusive - Frame.ChildMs);
+      if (!Stack.empty())
+        Stack.back().ChildMs += Inclusive;
+      if (Frame.Scope >= 0)
+        ScopeMs[Frame.Scope] += Self;
+      else
+        UnscopedMs += Self;
+      ++Intervals;
+    }
+  }
+  for (std::vector<Open> &Stack : Stacks) {
+    // Entries whose exit was dropped (the pool ran out) are not timed.
+    if (Measured)
+      Dropped += Stack.size();
+    Stack.clear();
+  }
+  Next.store(0, std::memory_order_relaxed);
+}
+
+GpuTimes ScopeEventTimer::times(int Iterations) const {
+  GpuTimes T;
+  T.Kernels = Intervals;
+  T.DroppedRecords = Dropped;
+  if (Iterations <= 0)
+    return T;
+  for (const auto &[Scope, Ms] : ScopeMs)
+    T.ScopeMs[Scope] = Ms / Iterations;
+  T.UnscopedMs = UnscopedMs / Iterations;
+  return T;
 }
 
 } // namespace skyline::rt

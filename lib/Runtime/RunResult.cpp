@@ -126,14 +126,17 @@ void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
                "memory_capacity_bytes: %lld, allocator_peak_bytes: %lld, "
                "allocator_peak_reserved_bytes: %lld, "
                "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
-               "cupti: %s, kernels: %llu, dropped_records: %llu, note: ",
+               "cupti: %s, kernels: %llu, dropped_records: %llu, "
+               "gpu_ms_source: %s, tagged_peak_bytes: %lld, note: ",
                (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
                (long long)G.MemoryCapacityBytes,
                (long long)G.AllocatorPeakBytes,
                (long long)G.AllocatorPeakReservedBytes,
                (long long)G.AllocatorReservedBytes, (long long)G.HostPeakBytes,
                G.CuptiLoaded ? "true" : "false", (unsigned long long)G.Kernels,
-               (unsigned long long)G.DroppedRecords);
+               (unsigned long long)G.DroppedRecords,
+               G.GpuMsSource.empty() ? "none" : G.GpuMsSource.c_str(),
+               (long long)G.TaggedPeakBytes);
   writeQuoted(Out, G.Note);
   std::fprintf(Out, "}\n");
 }

@@ -24,9 +24,10 @@
 // Layers: each module call site is a scope. Forward time is the scope's self
 // time; backward time comes from RecordFunction: a forward op's autograd
 // sequence number is mapped to the scope it ran in, and the backward node it
-// made carries the same number. Activation bytes are the tracker's forward
-// allocations per scope; weights are the called modules' parameters and
-// buffers, taken the first time a scope calls each.
+// made carries the same number. Activation bytes are the forward
+// allocations per scope (the CPU tracker's, or on a CUDA run the device
+// reporter's); weights are the called modules' parameters and buffers, taken
+// the first time a scope calls each.
 //
 //===----------------------------------------------------------------------===//
 
@@ -442,9 +443,12 @@ struct ModuleWeights {
   std::unordered_set<const c10::StorageImpl *> Storages;
 };
 
-ModuleWeights moduleWeights() {
+/// On the run's device only: a CUDA run's kinds are device memory.
+ModuleWeights moduleWeights(c10::DeviceType On) {
   ModuleWeights Weights;
   for (const auto &[Impl, Entry] : heldStorages()) {
+    if (Impl->device_type() != On)
+      continue;
     Weights.PerScope[Entry.Scope] += int64_t(Impl->nbytes());
     Weights.Total += int64_t(Impl->nbytes());
     Weights.Storages.insert(Impl);
@@ -456,7 +460,8 @@ ModuleWeights moduleWeights() {
 /// parameters, each storage once; gradients and optimizer state those of
 /// the optimizers.
 RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak,
-                                     const ModuleWeights &Modules) {
+                                     const ModuleWeights &Modules,
+                                     c10::DeviceType On) {
   std::vector<at::Tensor> Parameters = optimizerParameters();
   std::vector<at::Tensor> State;
   for (size_t I = 0; I < Optimizers.Count; ++I) {
@@ -468,8 +473,9 @@ RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak,
     if (P.defined() && P.has_storage() &&
         !Modules.Storages.count(P.storage().unsafeGetStorageImpl()))
       NotInModules.push_back(P);
-  return breakDown(AtPeak, Modules.Total + uniqueStorageBytes(NotInModules),
-                   gradientBytes(Parameters), uniqueStorageBytes(State));
+  return breakDown(AtPeak, Modules.Total + uniqueStorageBytes(NotInModules, On),
+                   gradientBytes(Parameters, On),
+                   uniqueStorageBytes(State, On));
 }
 
 //===----------------------------------------------------------------------===//
@@ -577,20 +583,24 @@ RunResult collect(StopReason Why) {
   describeEnvironment(R);
   if (!C.Hooks)
     return R;
-  R.PeakByPhase = Tracker.peakByPhase();
+  // A CUDA run's kinds are the device reporter's tags, else the CPU's.
+  const TaggedBytes *Device = cuda::deviceMemory();
+  const TaggedBytes &Tags = Device ? *Device : Tracker;
+  c10::DeviceType On = Device ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
+  R.PeakByPhase = Tags.peakByPhase();
   if (R.Iterations)
     for (size_t I = 0; I < NumPhases; ++I)
       R.TimeSplitMs[I] = double(PhaseTime.Ns[I].load()) / 1e6 / R.Iterations;
   ModuleWeights Weights;
   if (R.HasMemoryBreakdown) {
-    Weights = moduleWeights();
-    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights);
+    Weights = moduleWeights(On);
+    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights, On);
   } else {
     // Only the allocation tags: activations are the forward phase's bytes.
     R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
   }
-  R.Layers = layerRows(R, Tracker.peakForwardByScope(), Weights);
-  cuda::completeLayers(R); // a CUDA run: gpu_ms per layer
+  R.Layers = layerRows(R, Tags.peakForwardByScope(), Weights);
+  cuda::completeLayers(R); // a CUDA run: gpu_ms per layer, untracked rest
   return R;
 }
 
@@ -660,6 +670,8 @@ struct Activation {
     std::atexit(&onProgramExit);
     if (!config().Hooks)
       return;
+    // The device's blocks are tagged from the model's first tensor on.
+    cuda::programStart(/*Breakdown=*/true);
     at::addGlobalCallback(at::RecordFunctionCallback(&onForwardOp)
                               .scopes({at::RecordScope::FUNCTION}));
     at::addGlobalCallback(

@@ -12,13 +12,16 @@
 
 namespace skyline::rt {
 
-int64_t uniqueStorageBytes(const std::vector<at::Tensor> &Tensors) {
+int64_t uniqueStorageBytes(const std::vector<at::Tensor> &Tensors,
+                           std::optional<c10::DeviceType> On) {
   std::unordered_set<const void *> Seen;
   int64_t Bytes = 0;
   for (const at::Tensor &T : Tensors) {
     if (!T.defined() || !T.has_storage())
       continue;
     const c10::Storage &Storage = T.storage();
+    if (On && Storage.device_type() != *On)
+      continue;
     if (Seen.insert(Storage.unsafeGetStorageImpl()).second)
       Bytes += int64_t(Storage.nbytes());
   }
@@ -32,12 +35,13 @@ std::vector<at::Tensor> moduleTensors(const torch::nn::Module &Module) {
   return Tensors;
 }
 
-int64_t gradientBytes(const std::vector<at::Tensor> &Parameters) {
+int64_t gradientBytes(const std::vector<at::Tensor> &Parameters,
+                      std::optional<c10::DeviceType> On) {
   std::vector<at::Tensor> Grads;
   Grads.reserve(Parameters.size());
   for (const at::Tensor &P : Parameters)
     Grads.push_back(P.grad());
-  return uniqueStorageBytes(Grads);
+  return uniqueStorageBytes(Grads, On);
 }
 
 std::vector<at::Tensor>

@@ -58,14 +58,17 @@ TEST(CommandLineTest, MeasurementOptions) {
   ASSERT_TRUE(Options);
   EXPECT_EQ(Options->Measure.Iterations, 50u);
   EXPECT_EQ(Options->Measure.MinIterations, 5u);
+  EXPECT_EQ(Options->Measure.TimingRuns, 3u);
+  EXPECT_EQ(Options->Measure.MaxRuns, 6u);
   EXPECT_DOUBLE_EQ(Options->Measure.Tolerance, 0.02);
   EXPECT_DOUBLE_EQ(Options->Measure.TimeBudgetSeconds, 120);
   EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::All);
   EXPECT_EQ(Options->Measure.BreakdownIterations, 3u);
 
-  auto Given = parse({"a.cpp", "--iterations=20", "--min-iterations=4",
-                      "--tolerance=1%", "--time-budget=30",
-                      "--breakdown-runs=declared", "--breakdown-iterations=2"});
+  auto Given =
+      parse({"a.cpp", "--iterations=20", "--min-iterations=4", "--tolerance=1%",
+             "--time-budget=30", "--breakdown-runs=declared",
+             "--breakdown-iterations=2", "--timing-runs=5"});
   Options = std::get_if<CommandLineOptions>(&Given);
   ASSERT_TRUE(Options);
   EXPECT_EQ(Options->Measure.Iterations, 20u);
@@ -74,6 +77,12 @@ TEST(CommandLineTest, MeasurementOptions) {
   EXPECT_DOUBLE_EQ(Options->Measure.TimeBudgetSeconds, 30);
   EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::Declared);
   EXPECT_EQ(Options->Measure.BreakdownIterations, 2u);
+  EXPECT_EQ(Options->Measure.TimingRuns, 5u);
+  EXPECT_DOUBLE_EQ(
+      std::get<CommandLineOptions>(parse({"a.cpp", "--memory-margin=25"}))
+          .Measure.MemoryMargin,
+      0.25)
+      << "the sweep aims at the capacity the model keeps";
 
   for (auto Args : {std::vector<const char *>{"a.cpp", "--breakdown-runs=some"},
                     std::vector<const char *>{"a.cpp", "--tolerance=x"},
@@ -96,6 +105,7 @@ TEST(CommandLineTest, UsageErrors) {
       {{"a.cpp", "--min-gain=5x"}, "--min-gain '5x' is not a percentage"},
       {{"a.cpp", "--memory-margin=100"}, "--memory-margin must be below 100%"},
       {{"a.cpp", "--gate-repeats=0"}, "--gate-repeats must be at least 1"},
+      {{"a.cpp", "--timing-runs=0"}, "--timing-runs must be at least 1"},
       {{"--from-report=r.yaml", "--analyze-only"},
        "cannot go with --analyze-only"},
       {{"a.cpp", "--no-such-option"}, "no-such-option"},

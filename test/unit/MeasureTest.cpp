@@ -34,11 +34,92 @@ TEST(MeasureTest, WarnsOfAMachineBusierThanItsCores) {
             "OMP_NUM_THREADS");
 }
 
-TEST(MeasureTest, DoublesThenBacksOff) {
-  EXPECT_EQ(nextBatchSize(32, std::nullopt), 64);
-  EXPECT_EQ(nextBatchSize(64, 128), 96);
-  EXPECT_EQ(nextBatchSize(96, 128), 112);
-  EXPECT_EQ(nextBatchSize(127, 128), 127) << "converged: no size left between";
+/// A program of 1 MiB plus 10 KiB a sample that takes 1 ms plus 0.125 ms a
+/// sample, measured at Sizes.
+std::vector<SweepPoint> linearProgram(std::initializer_list<int64_t> Sizes) {
+  std::vector<SweepPoint> Points;
+  for (int64_t Size : Sizes)
+    Points.push_back({Size, 1048576 + 10240 * Size, 1 + 0.125 * double(Size)});
+  return Points;
+}
+
+TEST(MeasureTest, SweepDoublesThenHeadsForTheCapacity) {
+  SweepState State;
+  State.TargetBytes = 1048576 + 10240 * 4096; // 4096 samples fit
+  State.Fitted = linearProgram({32});
+  EXPECT_EQ(nextBatchSize(State), 64) << "one size: no line yet";
+  State.Fitted = linearProgram({32, 64});
+  State.RunsLeft = 1;
+  EXPECT_EQ(nextBatchSize(State), 4096) << "the last run at the capacity";
+  State.RunsLeft = 2;
+  EXPECT_EQ(nextBatchSize(State), 512) << "64 x 8, then 512 x 8";
+  State.RunsLeft = 3;
+  EXPECT_EQ(nextBatchSize(State), 256);
+  State.RunsLeft = 4;
+  State.RunsForBends = 2;
+  EXPECT_EQ(nextBatchSize(State), 512) << "two of the four runs reach it";
+  State.RunsForBends = 0;
+  State.RunsLeft = 3;
+  // The order the sizes ran in does not matter.
+  State.Fitted = {linearProgram({64})[0], linearProgram({32})[0]};
+  EXPECT_EQ(nextBatchSize(State), 256);
+
+  State.TargetBytes = 0;
+  EXPECT_EQ(nextBatchSize(State), 128) << "no capacity known: double";
+  State.TargetBytes = 1048576 + 10240 * 60;
+  EXPECT_EQ(nextBatchSize(State), 0)
+      << "at the capacity, and a straight line: nothing to try";
+  State.TargetBytes = 1048576 + 10240 * 4096;
+  State.Fitted[0].PeakBytes = State.Fitted[1].PeakBytes;
+  EXPECT_EQ(nextBatchSize(State), 128) << "memory does not grow: double";
+}
+
+TEST(MeasureTest, SweepStepsNoFurtherThanARunsTimeAllows) {
+  SweepState State;
+  State.TargetBytes = 1048576 + 10240 * 4096;
+  State.Fitted = linearProgram({32, 64});
+  State.RunsLeft = 1;
+  // 10 s for 100 iterations: 100 ms an iteration, 792 samples.
+  State.SecondsPerSize = 10;
+  State.IterationsPerSize = 100;
+  EXPECT_EQ(nextBatchSize(State), 792);
+  // Even a run over its time may double, as the sweep always has.
+  State.SecondsPerSize = 0.5;
+  EXPECT_EQ(nextBatchSize(State), 128);
+}
+
+TEST(MeasureTest, SweepBacksOffAfterAnOutOfMemoryRun) {
+  SweepState State;
+  State.TargetBytes = 1048576 + 10240 * 4096;
+  State.Fitted = linearProgram({32, 64});
+  State.FirstOutOfMemory = 128;
+  EXPECT_EQ(nextBatchSize(State), 96);
+  State.Fitted = linearProgram({32, 64, 96});
+  EXPECT_EQ(nextBatchSize(State), 112);
+  State.Fitted = linearProgram({127});
+  EXPECT_EQ(nextBatchSize(State), 0) << "converged: no size left between";
+}
+
+TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
+  // mnist on the 2-core machine: 0.058 ms a sample from 64 to 128, 0.098 to
+  // 1170, 0.125 to 10695 (the activations outgrow the caches). The slope
+  // changes the most at 128 (ln(0.098 / 0.058) = 0.52); of its two segments
+  // the longer, 128..1170, gets its geometric middle, sqrt(128 x 1170).
+  SweepState State;
+  State.Fitted = {{64, 227000000, 4.47},
+                  {128, 231000000, 8.2},
+                  {1170, 295000000, 110.4},
+                  {10695, 878000000, 1297.7}};
+  State.TargetBytes = 880000000;
+  State.RunsLeft = 2;
+  EXPECT_EQ(nextBatchSize(State), 387);
+  State.Fitted.push_back({387, 246000000, 25.5});
+  // Slopes 0.058, 0.067, 0.108, 0.125: the largest bend is now at 387.
+  EXPECT_EQ(nextBatchSize(State), 673);
+  // A straight line needs nothing more.
+  State.Fitted = linearProgram({64, 128, 1170, 10695});
+  State.TargetBytes = 1048576 + 10240 * 10695;
+  EXPECT_EQ(nextBatchSize(State), 0);
 }
 
 TEST(MeasureTest, ReadsTheRuntimesResult) {
@@ -170,6 +251,13 @@ public:
     return Script;
   }
 
+  /// Measures Script from batch size 8, its progress kept in Progress.
+  llvm::Expected<Measurement> measureFrom(const std::string &Script) {
+    Progress.clear();
+    llvm::raw_string_ostream Out(Progress);
+    return measure(Script, 8, Options, Out);
+  }
+
   std::string calls() const {
     auto Text = llvm::MemoryBuffer::getFile(Dir + "/calls.txt");
     return Text ? (*Text)->getBuffer().str() : "";
@@ -177,11 +265,15 @@ public:
 
   std::string Dir;
   MeasureOptions Options;
+  std::string Progress;
 };
 
 /// A result file's text, as the runtime writes it.
 std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
-                   int Reached, bool OutOfMemory = false) {
+                   int Reached, bool OutOfMemory = false,
+                   const std::string &IterationMs =
+                       "{median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, "
+                       "max: 2.1}") {
   std::string Text =
       "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
       "batch_size: $SKYLINE_BATCH_SIZE\noom: " +
@@ -191,9 +283,8 @@ std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
       "\nended_early: " + (EndedEarly ? "true" : "false") +
       "\nwarmup: 2\niterations_asked: $SKYLINE_ITERATIONS\n"
       "min_iterations: $SKYLINE_MIN_ITERATIONS\niterations_reached: " +
-      std::to_string(Reached) +
-      "\niteration_ms: {median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, max: "
-      "2.1}\nthroughput: 4000\npeak_bytes: 5000\n";
+      std::to_string(Reached) + "\niteration_ms: " + IterationMs +
+      "\nthroughput: 4000\npeak_bytes: 5000\n";
   if (Mode == "breakdown")
     Text += "peak_bytes_by_phase:\n  construction: 5000\n"
             "time_split_ms: {data: 0.5, forward: 0.5, backward: 0.5, "
@@ -207,9 +298,7 @@ TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
   FakeProgram Program("ended-early");
   std::string Script = Program.write(result("timing", 3, true, 6),
                                      result("breakdown", 3, false, 6));
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   const MeasuredRun &Run = M->Runs[0];
@@ -238,24 +327,60 @@ TEST(MeasureTest, OnCudaTheCapacityIsTheDevicesMemory) {
   std::string Device = "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
                        "device: {type: cuda, name: NVIDIA H200}\n"
                        "gpu: {memory_capacity_bytes: 150000000000}\nEOF\n";
+  // Without CUPTI the breakdown run times its layers with CUDA events.
+  std::string Events = "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
+                       "device: {type: cuda, name: NVIDIA H200}\n"
+                       "gpu: {memory_capacity_bytes: 150000000000, "
+                       "gpu_ms_source: cuda_events}\nEOF\n";
   std::string Script = Program.write(result("timing", 5, false, 7) + Device,
-                                     result("breakdown", 3, false, 5) + Device);
+                                     result("breakdown", 3, false, 5) + Events);
   Program.Options.MemoryBudget = int64_t(4) << 30; // the CPU default
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->DeviceType, "cuda");
   EXPECT_EQ(M->DeviceName, "NVIDIA H200");
   EXPECT_EQ(M->MemoryCapacityBytes, 150000000000);
+  ASSERT_FALSE(M->Runs.empty());
+  EXPECT_EQ(M->Runs[0].GpuMsSource, "cuda_events");
+}
+
+TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
+  FakeProgram Program("data-ends");
+  Program.Options.MaxRuns = 5;
+  Program.Options.TimingRuns = 1;
+  // Past 16 an epoch is too short to reach a measured iteration; the
+  // program returns 0 after it.
+  std::string Script =
+      Program.write("if [ \"$SKYLINE_BATCH_SIZE\" -gt 16 ]; then\n" +
+                        result("timing", 0, true, 1) + "exit 0\nfi\n" +
+                        result("timing", 5, false, 7),
+                    result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // 8 and 16 measured; 32 ended before measuring, so halfway back: 24, 20,
+  // each ending the same way.
+  ASSERT_EQ(M->Runs.size(), 2u);
+  EXPECT_EQ(M->Runs[1].BatchSize, 16);
+  EXPECT_FALSE(M->Runs[1].OutOfMemory);
+  EXPECT_NE(Program.Progress.find("run 3/5 at batch size 32"),
+            std::string::npos);
+  EXPECT_NE(Program.Progress.find("run 4/5 at batch size 24"),
+            std::string::npos);
+  EXPECT_NE(Program.Progress.find("run 5/5 at batch size 20"),
+            std::string::npos)
+      << Program.Progress;
+  ASSERT_EQ(M->Problems.size(), 3u);
+  EXPECT_NE(M->Problems[0].find("the run at batch size 32 ended with exit "
+                                "code 0 after 1 iteration(s), before its "
+                                "first measured one"),
+            std::string::npos)
+      << M->Problems[0];
 }
 
 TEST(MeasureTest, RunWithNoMeasuredIterationIsAnError) {
   FakeProgram Program("no-iterations");
   std::string Script = Program.write(result("timing", 0, true, 2), "exit 1");
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_FALSE(bool(M));
   std::string Message = llvm::toString(M.takeError());
   EXPECT_NE(Message.find("the run at batch size 8 ended with exit code 0 "
@@ -272,9 +397,7 @@ TEST(MeasureTest, NonZeroExitIsAFailureEvenWithAResult) {
   FakeProgram Program("non-zero");
   std::string Script =
       Program.write(result("timing", 3, true, 6) + "exit 3", "exit 3");
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_FALSE(bool(M));
   std::string Message = llvm::toString(M.takeError());
   EXPECT_NE(Message.find("the run at batch size 8 ended with exit code 3 "
@@ -293,11 +416,9 @@ TEST(MeasureTest, OutOfMemoryInTheBreakdownRunIsOutOfMemory) {
                     "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
                         result("breakdown", 1, false, 3, true) +
                         "exit 86\nfi\n" + result("breakdown", 3, false, 6));
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  ASSERT_EQ(M->Runs.size(), 3u) << Progress;
+  ASSERT_EQ(M->Runs.size(), 3u) << Program.Progress;
   EXPECT_FALSE(M->Runs[0].OutOfMemory);
   EXPECT_EQ(M->Runs[1].BatchSize, 16);
   EXPECT_TRUE(M->Runs[1].OutOfMemory);
@@ -312,21 +433,107 @@ TEST(MeasureTest, SpentTimeBudgetStopsAddingBatchSizes) {
   std::string Script =
       Program.write("sleep 0.4\n" + result("timing", 5, false, 8),
                     result("breakdown", 3, false, 6));
-  std::string Progress;
-  llvm::raw_string_ostream ProgressOut(Progress);
-  auto M = measure(Script, 8, Program.Options, ProgressOut);
+  auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->Runs.size(), 1u) << "one run past the budget, no more";
   EXPECT_TRUE(M->TimeBudgetSpent);
-  ASSERT_FALSE(M->Problems.empty());
-  EXPECT_EQ(M->Problems.back(), "the time budget (0.3 s, --time-budget) is "
-                                "spent: measured 1 of 4 batch sizes; raise it "
-                                "to measure more");
-  // The first timing run had the first size's share as its limit: 0.3 s /
-  // 4 sizes, three quarters of it (0.05625 s, less what started it).
-  EXPECT_NE(Program.calls().find("timing 50 5 0.020000 0.05"),
+  ASSERT_EQ(M->Problems.size(), 2u);
+  EXPECT_EQ(M->Problems[0], "the time budget (0.3 s, --time-budget) is "
+                            "spent: measured 1 of 4 batch sizes; raise it "
+                            "to measure more");
+  EXPECT_EQ(M->Problems[1], "the time budget (0.3 s, --time-budget) is "
+                            "spent: 2 repeated timing run(s) left out "
+                            "(--timing-runs)");
+  // The first timing run had the first run's share as its limit: 0.3 s /
+  // (4 sizes x 3 timing runs), three quarters of it (0.01875 s, less what
+  // started it).
+  EXPECT_NE(Program.calls().find("timing 50 5 0.020000 0.018"),
             std::string::npos)
       << Program.calls();
+}
+
+/// Timing runs whose median is the N-th number of Medians, N counting the
+/// timing runs the program made; each notes its batch size and median.
+std::string timingRunsWithMedians(const FakeProgram &Program,
+                                  const std::string &Medians) {
+  std::string Counter = Program.Dir + "/timing-count";
+  return "N=$(( $(cat " + Counter +
+         " 2>/dev/null || echo 0) + 1 ))\n"
+         "echo $N > " +
+         Counter +
+         "\n"
+         "MEDIAN=$(echo " +
+         Medians +
+         " | cut -d' ' -f$N)\n"
+         "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
+         Program.Dir + "/timing.txt\n" +
+         result("timing", 5, false, 7, false,
+                "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
+                "max: 9.0}");
+}
+
+std::string fileText(const std::string &Path) {
+  auto Text = llvm::MemoryBuffer::getFile(Path);
+  return Text ? (*Text)->getBuffer().str() : "";
+}
+
+TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
+  FakeProgram Program("repeats");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 3;
+  // The breakdown run's iteration is 4 ms; its split (0.5 ms a phase) is
+  // scaled to the kept timing run's mean.
+  std::string Script = Program.write(
+      timingRunsWithMedians(Program, "'3.0 5.0 2.0 6.0 2.5 5.5'"),
+      result("breakdown", 3, false, 5, false,
+             "{median: 4.0, mean: 4.0, stddev: 0.1, min: 3.9, max: 4.1}"));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
+  // Every size once, then again in the same order: a slow spell of the
+  // machine falls on both sizes alike.
+  EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
+            "8 3.0\n16 5.0\n8 2.0\n16 6.0\n8 2.5\n16 5.5\n");
+  ASSERT_EQ(M->Runs.size(), 2u);
+  const MeasuredRun &Small = M->Runs[0], &Large = M->Runs[1];
+  EXPECT_EQ(Small.TimingRunMedians, (std::vector<double>{3.0, 2.0, 2.5}));
+  EXPECT_DOUBLE_EQ(Small.IterationMs.Median, 2.0) << "the fastest run";
+  EXPECT_EQ(Large.TimingRunMedians, (std::vector<double>{5.0, 6.0, 5.5}));
+  EXPECT_DOUBLE_EQ(Large.IterationMs.Median, 5.0);
+  ASSERT_TRUE(Small.Breakdown);
+  ASSERT_EQ(Small.TimeSplitMs.size(), 5u);
+  EXPECT_DOUBLE_EQ(Small.TimeSplitMs[1].second, 0.25) << "0.5 x 2.0 / 4.0";
+  EXPECT_DOUBLE_EQ(Large.TimeSplitMs[1].second, 0.625) << "0.5 x 5.0 / 4.0";
+  // Each repeat has its own log beside the first run's.
+  EXPECT_TRUE(llvm::sys::fs::exists(Program.Options.WorkDir +
+                                    "/runs/batch-16-run3.log"));
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: timing run 3/3 at batch size 16..."),
+            std::string::npos)
+      << Program.Progress;
+}
+
+TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {
+  FakeProgram Program("repeat-fails");
+  Program.Options.MaxRuns = 1;
+  Program.Options.TimingRuns = 3;
+  std::string Counter = Program.Dir + "/count";
+  // The second timing run crashes; no third is made.
+  std::string Script = Program.write(
+      "N=$(( $(cat " + Counter + " 2>/dev/null || echo 0) + 1 ))\necho $N > " +
+          Counter + "\nif [ $N = 2 ]; then kill -SEGV $$; fi\n" +
+          result("timing", 5, false, 7),
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0}));
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 2.0);
+  ASSERT_EQ(M->Problems.size(), 1u);
+  EXPECT_NE(M->Problems[0].find("the run at batch size 8 crashed"),
+            std::string::npos)
+      << M->Problems[0];
+  EXPECT_EQ(fileText(Counter), "2\n");
 }
 
 } // namespace

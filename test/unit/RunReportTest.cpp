@@ -34,7 +34,10 @@ SavedReport sample() {
     Run.Iterations = 8;
     Run.IterationMs = {2.0 + Size / 10.0, 2.1, 0.25, 1.9, 2.5};
     Run.Throughput = Size / Run.IterationMs.Median * 1000;
+    Run.TimingRunMedians = {Run.IterationMs.Median + 0.5,
+                            Run.IterationMs.Median};
     Run.PeakBytes = 1000000 + 5000 * Size;
+    Run.GpuMsSource = Size == 32 ? "cupti" : "";
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
     Run.PeakBytesByPhase = {{"construction", 4198400}};
@@ -72,6 +75,10 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[1].PeakBytes, 1320000);
   EXPECT_DOUBLE_EQ(M.Runs[1].IterationMs.Median, 8.4);
   EXPECT_TRUE(M.Runs[2].OutOfMemory);
+  EXPECT_EQ(M.Runs[1].TimingRunMedians, (std::vector<double>{8.9, 8.4}));
+  EXPECT_TRUE(M.Runs[2].TimingRunMedians.empty());
+  EXPECT_EQ(M.Runs[0].GpuMsSource, "cupti");
+  EXPECT_EQ(M.Runs[1].GpuMsSource, "");
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];
   EXPECT_EQ(Layer.Name, "fc");
@@ -89,6 +96,19 @@ TEST(RunReportTest, RoundTrip) {
   // Predictions from the file are the same as from the measurement.
   Analysis Again = analyze(M, 32, ModelOptions());
   EXPECT_EQ(Again.MaxBatchSize, Model.MaxBatchSize);
+}
+
+TEST(RunReportTest, TableSaysHowFarApartTheTimingRunsWere) {
+  SavedReport Report = sample();
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printRunTable(Report.Measured, 32, OS);
+  // 64: runs of 8.9 and 8.4 ms, the 8.4 kept.
+  EXPECT_THAT(Text, HasSubstr("fastest of 2 runs (slowest +6.0%)\n"));
+  Report.Measured.Runs[1].TimingRunMedians = {8.4};
+  Text.clear();
+  printRunTable(Report.Measured, 32, OS);
+  EXPECT_THAT(Text, ::testing::Not(HasSubstr("fastest of 1")));
 }
 
 TEST(RunReportTest, ClearErrors) {
@@ -129,6 +149,15 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
       OS.str(),
       "what if batch size 48: iteration 6.80 ms, 7058.8 samples/s, peak memory "
       "1.18 MiB (fits)\n");
+
+  // A tiny iteration keeps three significant digits: times 0.0672 and
+  // 0.0736 ms at 32 and 64 (0.064 + 0.0002 b ms), 0.0656 ms at 8.
+  for (MeasuredRun &Run : Report.Measured.Runs)
+    Run.IterationMs.Median = 0.064 + 0.0002 * double(Run.BatchSize);
+  Model = analyze(Report.Measured, 32, ModelOptions());
+  Text.clear();
+  printWhatIf(Model, 8, OS);
+  EXPECT_THAT(Text, HasSubstr("what if batch size 8: iteration 0.0656 ms,"));
 }
 
 } // namespace

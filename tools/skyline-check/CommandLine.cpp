@@ -70,8 +70,10 @@ po::options_description describeOptions() {
       po::value<std::string>()->default_value("4GiB")->value_name("SIZE"),
       "CPU memory a run may hold, like 512MiB or 8GiB; crossing it is an "
       "out-of-memory")(
-      "max-runs", po::value<unsigned>()->default_value(4)->value_name("N"),
-      "batch sizes to try: the declared one, then doubling toward the budget")(
+      "max-runs", po::value<unsigned>()->default_value(6)->value_name("N"),
+      "batch sizes to try: the declared one, its double, then half of the "
+      "rest toward the memory capacity less --memory-margin and half where "
+      "the time bends")(
       "warmup", po::value<unsigned>()->default_value(2)->value_name("N"),
       "iterations run before measuring")(
       "iterations", po::value<unsigned>()->default_value(50)->value_name("N"),
@@ -80,6 +82,9 @@ po::options_description describeOptions() {
       "min-iterations",
       po::value<unsigned>()->default_value(5)->value_name("N"),
       "the fewest iterations a timing run measures")(
+      "timing-runs", po::value<unsigned>()->default_value(3)->value_name("N"),
+      "timing runs per batch size, interleaved over the sizes; the fastest "
+      "is kept (runs of one program differ more than its iterations)")(
       "tolerance",
       po::value<std::string>()->default_value("2")->value_name("P"),
       "a timing run stops once the median's standard error is P% of it; 0 "
@@ -365,13 +370,16 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   Measure.Warmup = Values["warmup"].as<unsigned>();
   Measure.Iterations = Values["iterations"].as<unsigned>();
   Measure.MinIterations = Values["min-iterations"].as<unsigned>();
+  Measure.TimingRuns = Values["timing-runs"].as<unsigned>();
   Measure.BreakdownIterations = Values["breakdown-iterations"].as<unsigned>();
   Measure.RunTimeoutSeconds = Values["run-timeout"].as<unsigned>();
   if (Measure.MaxRuns == 0 || Measure.Iterations == 0)
     return UsageError{"--max-runs and --iterations must be at least 1"};
-  if (Measure.MinIterations == 0 || Measure.BreakdownIterations == 0)
+  if (Measure.MinIterations == 0 || Measure.BreakdownIterations == 0 ||
+      Measure.TimingRuns == 0)
     return UsageError{
-        "--min-iterations and --breakdown-iterations must be at least 1"};
+        "--min-iterations, --breakdown-iterations and --timing-runs must be at "
+        "least 1"};
   std::optional<double> Tolerance =
       parsePercent(Values["tolerance"].as<std::string>());
   if (!Tolerance)
@@ -422,6 +430,7 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
       return *Error;
   if (Model.MemoryMargin >= 1)
     return UsageError{"--memory-margin must be below 100%"};
+  Options.Measure.MemoryMargin = Model.MemoryMargin; // the sweep aims there
   Model.RoundTo = Values["round-to"].as<int64_t>();
   if (Model.RoundTo < 1)
     return UsageError{"--round-to must be at least 1"};

@@ -2,10 +2,11 @@
 //
 // What Runtime.cpp calls, one line at each hook, when the program may run on
 // CUDA: synchronizing at iteration boundaries, the caching allocator's peak
-// over the measured iterations, CUPTI kernel time per scope, the device's
-// name and memory. Built against a LibTorch without CUDA (or with CUDA
-// hidden from the program, CUDA_VISIBLE_DEVICES=) every hook does nothing:
-// no CUDA context is made and CUPTI is not loaded.
+// over the measured iterations, its blocks tagged by phase and scope (a
+// DeviceMemoryReporter), CUPTI kernel time per scope (CUDA events where
+// CUPTI is unavailable), the device's name and memory. Built against a LibTorch
+// without CUDA (or with CUDA hidden from the program, CUDA_VISIBLE_DEVICES=)
+// every hook does nothing: no CUDA context is made and CUPTI is not loaded.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNTIME_CUDASUPPORT_H
@@ -26,6 +27,16 @@ namespace skyline::rt::cuda {
 void iterationBegin(int Index, int Warmup, bool Trace,
                     MemoryTracker::OutOfMemoryHandler OnOutOfMemory) noexcept;
 
+/// At program start, on the main thread, before the program's own code: a
+/// breakdown run pushes the CUDA memory reporter on this thread's debug
+/// info (unless CUDA is hidden), so every device block is tagged.
+void programStart(bool Breakdown) noexcept;
+
+/// On a CUDA run with the reporter: the device's tagged bytes, which give
+/// the memory kinds and the layers' activation bytes. Null otherwise (the
+/// CPU allocator's tags are the run's).
+const TaggedBytes *deviceMemory() noexcept;
+
 /// Scope entry and exit (and backward ops, with their forward's scope) on
 /// the calling thread: the external correlation id of its kernels. One
 /// relaxed load when not tracing.
@@ -37,9 +48,10 @@ void scopeExit() noexcept;
 /// otherwise.
 void describeDevice(RunResult &R) noexcept;
 
-/// On a CUDA run, once the layer rows exist: gpu_ms per row (or a note
-/// saying why not); the memory kinds, measured on the CPU allocator, become
-/// untracked device memory.
+/// On a CUDA run, once the layer rows exist: gpu_ms per row, from CUPTI or
+/// the CUDA events (or a note saying why not), and which one; what the
+/// allocator's peak holds beyond the tagged kinds becomes untracked (all of
+/// it without a reporter).
 void completeLayers(RunResult &R) noexcept;
 
 /// Whether this run started CUPTI (tests, device-check).

@@ -11,10 +11,14 @@
 // start lies in the measured window count; a kernel with no id (or id 0) is
 // unscoped.
 //
+// Where CUPTI cannot be loaded or started, ScopeEventTimer times each scope
+// with CUDA events instead, behind the EventApi seam.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNTIME_GPUACTIVITY_H
 #define SKYLINE_RUNTIME_GPUACTIVITY_H
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -129,6 +133,91 @@ private:
   ActivityApi &Api;
   GpuScopeTimes Times;
   uint64_t BeginNs = 0, EndNs = UINT64_MAX;
+};
+
+//===----------------------------------------------------------------------===//
+// The fallback without CUPTI: CUDA events around each scope
+//===----------------------------------------------------------------------===//
+
+/// CUDA events, by index into a pool made once: cudaEvent* in a run, a fake
+/// in tests.
+class EventApi {
+public:
+  virtual ~EventApi() = default;
+  /// Makes Count events; false when it cannot, with failure() saying why.
+  virtual bool create(size_t Count) = 0;
+  /// Records event Index on the calling thread's current stream. The hot
+  /// path: must not allocate.
+  virtual void record(size_t Index) noexcept = 0;
+  /// Milliseconds from event Begin to event End on the device, both recorded
+  /// and complete (after a device synchronize); negative when unknown.
+  virtual double elapsedMs(size_t Begin, size_t End) noexcept = 0;
+  virtual void destroy() noexcept = 0;
+  virtual std::string failure() const = 0;
+};
+
+/// GPU time per scope from an event recorded at each scope entry and exit
+/// (and around each backward op, under its forward's scope). A scope's time
+/// is the stream's time from its entry event to its exit event, less that
+/// of the scopes nested in it on the same thread (self time, so rows add
+/// up). Unlike CUPTI's kernel sum it includes the gaps between the scope's
+/// kernels (the stream waiting on the CPU to launch them), and what runs
+/// outside every scope (the loss, the optimizer step, copies) is not
+/// measured: the (unscoped) row gets only marks of no known scope (-1).
+///
+/// Marks take events from a pool made at start(), so the hot path allocates
+/// nothing; when the pool is spent within an iteration, later marks of that
+/// iteration are dropped (counted). At each iteration boundary, after the
+/// device is synchronized, the marks are resolved and the pool reused.
+class ScopeEventTimer {
+public:
+  /// Threads that may record marks (the forward thread, autograd's).
+  static constexpr int MaxThreads = 16;
+
+  explicit ScopeEventTimer(EventApi &Api, size_t PoolSize = 16384);
+  /// Makes the pool; false when the API cannot.
+  bool start();
+  /// Scope entry and exit on the calling thread. The hot path: one atomic
+  /// increment and one event record; nothing allocates.
+  void enterScope(int ScopeId) noexcept { mark(ScopeId, true); }
+  void exitScope() noexcept { mark(-1, false); }
+  /// An iteration boundary, after a device synchronize: the marks since the
+  /// last one are resolved, and added when they belong to a measured
+  /// iteration; the pool starts over.
+  void boundary(bool Measured);
+  /// Sums per scope (self time), divided by Iterations. Kernels is the
+  /// number of scope intervals timed.
+  GpuTimes times(int Iterations) const;
+  /// Frees the pool.
+  void stop() noexcept { Api.destroy(); }
+
+private:
+  struct Mark {
+    int32_t Scope = -1;
+    bool Enter = false;
+    uint8_t Thread = 0;
+  };
+  void mark(int ScopeId, bool Enter) noexcept;
+  int threadSlot() noexcept;
+
+  EventApi &Api;
+  /// Tells this timer's thread slots from those of an earlier one.
+  const uint64_t Generation;
+  std::vector<Mark> Marks; // one per event of the pool
+  std::atomic<size_t> Next{0};
+  std::atomic<int> Threads{0};
+  std::atomic<uint64_t> DroppedNow{0}; // this iteration's
+  // Only the boundary's thread touches what follows.
+  struct Open {
+    int Scope;
+    size_t Event;
+    double ChildMs;
+  };
+  std::vector<std::vector<Open>> Stacks; // per thread slot, reused
+  std::map<int, double> ScopeMs;
+  uint64_t Dropped = 0;
+  double UnscopedMs = 0;
+  uint64_t Intervals = 0;
 };
 
 /// CUPTI record layout (CUpti_ActivityKernel4..10 share it; checked against

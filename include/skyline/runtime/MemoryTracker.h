@@ -10,7 +10,9 @@
 // one), which gives each layer its activation bytes.
 //
 // The hot path allocates nothing: the bookkeeping lives in a 64-byte header
-// in front of each block, and the counters are relaxed atomics.
+// in front of each block, and the counters are relaxed atomics. The tagging
+// and the peak's snapshot (TaggedBytes) are shared with the device reporter
+// (DeviceMemoryReporter.h), which tags CUDA memory the same way.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNTIME_MEMORYTRACKER_H
@@ -36,7 +38,60 @@ constexpr int MaxScopes = 4096;
 constexpr int UnscopedSlot = MaxScopes;
 using ScopeBytes = std::array<int64_t, MaxScopes + 1>;
 
-class MemoryTracker final : public c10::Allocator {
+/// What an allocation is tagged with: the phase it was made in and, for a
+/// forward-phase one, its scope slot (else -1).
+struct AllocationTag {
+  int32_t ScopeSlot = -1;
+  uint8_t Phase = 0;
+};
+
+/// Live bytes per tag, and their snapshot at the peak of the live total:
+/// the accounting that the CPU allocator wrapper (MemoryTracker) and the
+/// device reporter (DeviceMemoryReporter) share. Relaxed atomics; nothing
+/// here allocates.
+class TaggedBytes {
+public:
+  /// The run's phase (one for the process) and the calling thread's
+  /// innermost scope (-1: none): what allocations made now are tagged with,
+  /// by every allocator the run watches.
+  static void setPhase(Phase P);
+  static Phase phase();
+  static void setThreadScope(int ScopeId);
+
+  /// The tag of an allocation the calling thread makes now.
+  AllocationTag tagNow();
+  /// An allocation of Bytes with Tag is live (a new peak is snapshotted) or
+  /// no longer.
+  void add(AllocationTag Tag, int64_t Bytes);
+  void remove(AllocationTag Tag, int64_t Bytes);
+
+  int64_t liveBytes() const { return Live.load(std::memory_order_relaxed); }
+  int64_t peakBytes() const { return Peak.load(std::memory_order_relaxed); }
+  /// Live bytes per phase of allocation, now and at the last peak.
+  PhaseBytes liveByPhase() const;
+  PhaseBytes peakByPhase() const;
+  /// Forward-phase bytes per scope slot, now and at the last peak.
+  ScopeBytes liveForwardByScope() const;
+  ScopeBytes peakForwardByScope() const;
+  /// Starts a new peak from the live bytes (after warm-up).
+  void resetPeak();
+
+private:
+  void recordPeak(int64_t NowLive);
+  void snapshotPeak();
+
+  std::atomic<int64_t> Live{0};
+  std::atomic<int64_t> Peak{0};
+  std::array<std::atomic<int64_t>, NumPhases> LivePerPhase{};
+  std::array<std::atomic<int64_t>, NumPhases> PeakPerPhase{};
+  std::array<std::atomic<int64_t>, MaxScopes + 1> LivePerScope{};
+  std::array<std::atomic<int64_t>, MaxScopes + 1> PeakPerScope{};
+  /// One past the highest scope slot used: a peak snapshot copies no more.
+  std::atomic<int> ScopeSlotsUsed{0};
+};
+
+/// The CPU allocator wrapper; its counts are the CPU's tagged bytes.
+class MemoryTracker final : public c10::Allocator, public TaggedBytes {
 public:
   /// Called, instead of allocating, when an allocation would cross the
   /// budget. It must not return normally: exit, or throw.
@@ -54,47 +109,14 @@ public:
   }
   void copy_data(void *Dest, const void *Src, std::size_t Count) const override;
 
-  void setPhase(Phase P) {
-    CurrentPhase.store(uint8_t(P), std::memory_order_relaxed);
-  }
-  Phase phase() const {
-    return Phase(CurrentPhase.load(std::memory_order_relaxed));
-  }
-
-  /// The innermost scope of the calling thread (-1: none), which its
-  /// forward-phase allocations are counted under.
-  static void setThreadScope(int ScopeId);
-
   /// 0 means no budget.
   void setBudget(int64_t Bytes, OutOfMemoryHandler Handler);
-
-  int64_t liveBytes() const { return Live.load(std::memory_order_relaxed); }
-  int64_t peakBytes() const { return Peak.load(std::memory_order_relaxed); }
-  /// Live bytes per phase of allocation, now and at the last peak.
-  PhaseBytes liveByPhase() const;
-  PhaseBytes peakByPhase() const;
-  /// Forward-phase bytes per scope slot, now and at the last peak.
-  ScopeBytes liveForwardByScope() const;
-  ScopeBytes peakForwardByScope() const;
-  /// Starts a new peak from the live bytes (after warm-up).
-  void resetPeak();
 
 private:
   MemoryTracker() = default;
   static void release(void *Data);
-  void recordPeak(int64_t NowLive);
-  void snapshotPeak();
 
   c10::Allocator *Base = nullptr;
-  std::atomic<uint8_t> CurrentPhase{uint8_t(Phase::Construction)};
-  std::atomic<int64_t> Live{0};
-  std::atomic<int64_t> Peak{0};
-  std::array<std::atomic<int64_t>, NumPhases> LivePerPhase{};
-  std::array<std::atomic<int64_t>, NumPhases> PeakPerPhase{};
-  std::array<std::atomic<int64_t>, MaxScopes + 1> LivePerScope{};
-  std::array<std::atomic<int64_t>, MaxScopes + 1> PeakPerScope{};
-  /// One past the highest scope slot used: a peak snapshot copies no more.
-  std::atomic<int> ScopeSlotsUsed{0};
   std::atomic<int64_t> Budget{0};
   std::atomic<OutOfMemoryHandler> OnOutOfMemory{nullptr};
 };

@@ -105,7 +105,8 @@ struct RunResult {
     /// Parameters and buffers of the module it calls (each storage counted
     /// for the innermost called module that holds it).
     int64_t WeightBytes = 0;
-    /// Kernel time on CUDA (CUPTI), ms per iteration; -1: not measured.
+    /// GPU time on CUDA, ms per iteration (Gpu.GpuMsSource says whether
+    /// CUPTI's kernels or CUDA events); -1: not measured.
     double GpuMs = -1;
   };
   std::vector<Layer> Layers;
@@ -123,7 +124,13 @@ struct RunResult {
     int64_t AllocatorPeakBytes = 0, AllocatorPeakReservedBytes = 0,
             AllocatorReservedBytes = 0;
     int64_t HostPeakBytes = 0; // the CPU allocator's peak
+    /// Kernels (CUPTI) or scope intervals (CUDA events) timed, and records
+    /// or events dropped.
     uint64_t Kernels = 0, DroppedRecords = 0;
+    /// Where gpu_ms came from: "cupti", "cuda_events", or "" (none).
+    std::string GpuMsSource;
+    /// The device reporter's tagged bytes at their peak; -1: no reporter.
+    int64_t TaggedPeakBytes = -1;
     std::string Note; // why gpu_ms is missing or low
   } Gpu;
 };

@@ -1,0 +1,124 @@
+// The generated project of the Build stage: no precompiled header (measured
+// not to pay, docs/performance.md), one target with the program's flags for
+// every source. No CMake runs here: the build itself, and its cache (a second
+// run compiles nothing), are tested by
+// test/lit/examples/measure-regression.test.
+
+#include "skyline/Build.h"
+
+#include "skyline/Config.h"
+
+#include "llvm/Support/raw_ostream.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+using namespace skyline;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+namespace {
+
+const char *const IncludeLine = "target_compile_options(skyline_instrumented "
+                                "PRIVATE -include skyline/runtime/Runtime.h)";
+
+InstrumentedProgram program() {
+  InstrumentedProgram Program;
+  Program.SourceRoot = "/home/user/proj";
+  Program.MirrorRoot = "/tmp/work/src";
+  Program.MirrorOf["/home/user/proj/src/train.cpp"] =
+      "/tmp/work/src/src/train.cpp";
+  Program.Sources = {"/tmp/work/src/src/train.cpp"};
+  return Program;
+}
+
+/// Flags as projectFlags reads them from the user's compile commands.
+ProjectFlags userFlags() {
+  ProjectFlags Flags;
+  Flags.MirrorIncludes = {"/tmp/work/src/src"};
+  Flags.Includes = {"/home/user/proj/include"};
+  Flags.Definitions = {"USE_FAST_PATH", "MODEL_WIDTH=128"};
+  Flags.Standard = "20";
+  return Flags;
+}
+
+std::string generate(const BuildOptions &Options,
+                     const ProjectFlags &Flags = userFlags()) {
+  std::string Notes;
+  llvm::raw_string_ostream Progress(Notes);
+  auto Project = generateProject(program(), Flags, Options, Progress);
+  if (!Project) {
+    ADD_FAILURE() << llvm::toString(Project.takeError());
+    return "";
+  }
+  return *Project;
+}
+
+size_t count(llvm::StringRef Text, llvm::StringRef What) {
+  return Text.count(What);
+}
+
+BuildOptions withoutTarget() {
+  BuildOptions Options;
+  Options.WorkDir = "/tmp/work";
+  Options.NoTargetReason = "no CMake build dir in this test";
+  return Options;
+}
+
+TEST(BuildTest, NoPrecompiledHeader) {
+  // Measured, a PCH of <torch/torch.h> made the cold build slower
+  // (docs/performance.md): the runtime's header comes by -include, in the
+  // very line utils/bench-build swaps for target_precompile_headers.
+  std::string Project = generate(withoutTarget());
+  EXPECT_THAT(Project, Not(HasSubstr("precompile")));
+  EXPECT_THAT(Project, Not(HasSubstr("torch/torch.h")));
+  EXPECT_EQ(count(Project, IncludeLine), 1u);
+  EXPECT_EQ(count(Project, "-include"), 1u);
+}
+
+TEST(BuildTest, SameInputsSameProject) {
+  // The cache compares the text with the last run's: it must not vary.
+  EXPECT_EQ(generate(withoutTarget()), generate(withoutTarget()));
+}
+
+TEST(BuildTest, OneTargetOneSetOfFlags) {
+  // The user's flags are the target's: the runtime's sources compile with the
+  // program's definitions and standard (so a PCH, were there one, would be
+  // compiled with the flags of every source it served).
+  std::string Project = generate(withoutTarget());
+  EXPECT_EQ(count(Project, "add_executable("), 1u);
+  EXPECT_EQ(count(Project, "add_library("), 0u);
+  EXPECT_THAT(Project, HasSubstr("add_executable(skyline_instrumented\n  "
+                                 "\"/tmp/work/src/src/train.cpp\"\n  \"" +
+                                 std::string(SKYLINE_RUNTIME_SOURCE_DIR) +
+                                 "/MemoryTracker.cpp\""));
+  EXPECT_THAT(
+      Project,
+      HasSubstr("target_compile_definitions(skyline_instrumented "
+                "PRIVATE\n  \"USE_FAST_PATH\"\n  \"MODEL_WIDTH=128\")"));
+  EXPECT_THAT(Project, HasSubstr("CXX_STANDARD 20)"));
+}
+
+TEST(BuildTest, LinkedLikeTheUsersTarget) {
+  // Linked like the user's target (CMake File API), whose libraries carry
+  // LibTorch: the runtime still compiles against LibTorch's headers, and the
+  // runtime's header still comes by -include.
+  BuildOptions Options;
+  Options.WorkDir = "/tmp/work";
+  CMakeTarget Target;
+  Target.Name = "train";
+  Target.Type = "EXECUTABLE";
+  Target.LinkLanguage = "CXX";
+  Target.Sources = {"/home/user/proj/src/train.cpp"};
+  Target.LinkFlags = {"-Wl,--as-needed"};
+  Target.LinkLibraries = {"/opt/libtorch/lib/libtorch.so",
+                          "/opt/libtorch/lib/libc10.so"};
+  Options.Target = Target;
+  std::string Project = generate(Options);
+  EXPECT_THAT(Project, HasSubstr(IncludeLine));
+  EXPECT_THAT(Project, HasSubstr("${TORCH_INCLUDE_DIRS}"));
+  EXPECT_THAT(Project, HasSubstr("\"/opt/libtorch/lib/libtorch.so\""));
+  EXPECT_THAT(Project, Not(HasSubstr("\"${TORCH_LIBRARIES}\"")));
+  EXPECT_THAT(Project, Not(HasSubstr("precompile")));
+}
+
+} // namespace
