@@ -11,9 +11,10 @@
 // tracker only) that measures until the median is stable, and a short
 // breakdown run (every hook) for the time split, the memory kinds and the
 // layers. The timing runs are then repeated, interleaved over the sizes, and
-// the fastest kept: between two runs of one program the time moves more
-// than within one (other work, the placement of its memory), and that only
-// ever slows a run. A time budget bounds the whole sweep.
+// the middle one kept (the median of their medians): between two runs of one
+// program the time moves more than within one (other work, where its
+// threads and memory land), in both directions. A time budget bounds the
+// whole sweep.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_MEASURE_H
@@ -44,7 +45,7 @@ struct MeasureOptions {
   /// The sweep aims at the capacity less this (--memory-margin).
   double MemoryMargin = 0.10;
   unsigned Warmup = 2;
-  /// Timing runs per batch size (the fastest is kept), at least 1.
+  /// Timing runs per batch size (the middle one is kept), at least 1.
   unsigned TimingRuns = 3;
   unsigned Iterations = 50;   // the most a timing run measures
   unsigned MinIterations = 5; // the fewest (at most Iterations)
@@ -91,7 +92,7 @@ struct BreakdownRun {
 struct MeasuredRun {
   int64_t BatchSize = 0;
   bool OutOfMemory = false;
-  /// Iterations, IterationMs and Throughput are the fastest timing run's
+  /// Iterations, IterationMs and Throughput are the middle timing run's
   /// (the only run in an older result).
   unsigned Iterations = 0;
   TimeSummary IterationMs;

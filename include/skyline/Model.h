@@ -94,7 +94,8 @@ struct Analysis {
   /// The largest batch size that ran without running out of memory; a
   /// prediction beyond it is extrapolated. 0 when none did.
   int64_t LargestMeasuredBatchSize = 0;
-  /// The fastest median iteration time at each measured size, by size.
+  /// The kept median iteration time at each measured size (the lowest of
+  /// the runs at one size, where the gate added some), by size.
   /// Predicted times interpolate between them (predictedIterationMs).
   std::vector<std::pair<int64_t, double>> TimePoints;
 
@@ -110,7 +111,7 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
                  const ModelOptions &Options);
 
 /// The predicted iteration time: piecewise linear through TimePoints (the
-/// measured sizes' fastest medians), so that a time line that bends (a
+/// measured sizes' medians), so that a time line that bends (a
 /// cache the activations outgrow) is followed; past the ends, the end
 /// segment continues (the fitted line's slope if that segment falls). With
 /// fewer than two sizes, the fitted line. Meaningful when canPredictTime().

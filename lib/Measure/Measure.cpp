@@ -400,21 +400,36 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
   return A;
 }
 
-/// What one batch size's runs gave: the fastest timing run so far and the
-/// breakdown run, merged into a MeasuredRun at the end.
+/// What one batch size's runs gave: its timing runs and its breakdown run,
+/// merged into a MeasuredRun.
 struct SizeRuns {
-  int64_t BatchSize = 0; // asked for
-  MeasuredRun Fastest;
+  int64_t BatchSize = 0;           // asked for
+  std::vector<MeasuredRun> Timing; // in the order they ran; never empty
   std::optional<MeasuredRun> Breakdown;
-  std::vector<double> Medians;
   double WallSeconds = 0;  // every process at this size
   bool Repeatable = false; // its timing run measured and did not run out
+
+  const MeasuredRun &first() const { return Timing.front(); }
+  /// The run whose median is the median of the runs' (the faster of the
+  /// middle two for an even count): one unusually slow or unusually fast
+  /// run moves nothing.
+  const MeasuredRun &middle() const {
+    std::vector<const MeasuredRun *> ByMedian;
+    for (const MeasuredRun &Run : Timing)
+      ByMedian.push_back(&Run);
+    llvm::stable_sort(ByMedian, [](const MeasuredRun *A, const MeasuredRun *B) {
+      return A->IterationMs.Median < B->IterationMs.Median;
+    });
+    return *ByMedian[(ByMedian.size() - 1) / 2];
+  }
 };
 
 MeasuredRun merged(const SizeRuns &Size) {
-  MeasuredRun Run =
-      Size.Breakdown ? mergeRuns(Size.Fastest, *Size.Breakdown) : Size.Fastest;
-  Run.TimingRunMedians = Size.Medians;
+  const MeasuredRun &Kept = Size.middle();
+  MeasuredRun Run = Size.Breakdown ? mergeRuns(Kept, *Size.Breakdown) : Kept;
+  for (const MeasuredRun &Timing : Size.Timing)
+    if (!Timing.OutOfMemory)
+      Run.TimingRunMedians.push_back(Timing.IterationMs.Median);
   Run.WallSeconds = Size.WallSeconds;
   return Run;
 }
@@ -427,7 +442,7 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable)
       State.Fitted.push_back({Size.BatchSize, merged(Size).PeakBytes,
-                              Size.Fastest.IterationMs.Median});
+                              Size.middle().IterationMs.Median});
   State.FirstOutOfMemory = FirstOutOfMemory;
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
@@ -457,7 +472,7 @@ std::string repeatName(unsigned Pass, unsigned Passes, int64_t BatchSize) {
 
 /// Passes 2 to TimingRuns over the sizes that measured, interleaved so that
 /// a slow spell of the machine touches every size alike; each size keeps
-/// its fastest timing run. Problems are kept, never fatal: the first pass's
+/// its middle timing run. Problems are kept, never fatal: the first pass's
 /// figures stand.
 void repeatTimingRuns(
     llvm::StringRef Executable, const MeasureOptions &Options,
@@ -513,9 +528,7 @@ void repeatTimingRuns(
             " ran out of memory, the first did not: its time is left out");
         Size.Repeatable = false;
       } else {
-        Size.Medians.push_back(Run.IterationMs.Median);
-        if (Run.IterationMs.Median < Size.Fastest.IterationMs.Median)
-          Size.Fastest = std::move(Run);
+        Size.Timing.push_back(std::move(Run));
       }
       Result.Runs[I] = merged(Size);
     }
@@ -625,16 +638,14 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     }
     SizeRuns Size;
     Size.BatchSize = BatchSize;
-    Size.Fastest = std::move(*Timing->Run);
-    Size.WallSeconds = Size.Fastest.WallSeconds;
-    const MeasuredRun &Run = Size.Fastest;
+    Size.Timing.push_back(std::move(*Timing->Run));
+    Size.WallSeconds = Size.first().WallSeconds;
+    const MeasuredRun &Run = Size.first();
     Progress << ", " << Run.Iterations << " iterations";
     if (!Run.Stopped.empty())
       Progress << " (" << Run.Stopped << ")";
     if (Run.EndedEarly)
       Result.Problems.push_back(describeEndedEarly(Run, RunKind::Timing));
-    if (!Run.OutOfMemory)
-      Size.Medians.push_back(Run.IterationMs.Median);
 
     // An out-of-memory timing run is that size's answer.
     bool Failed = false;

@@ -103,13 +103,15 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
                        Run.Iterations, Time.c_str(), Run.Throughput,
                        formatBytes(Run.PeakBytes).c_str());
     // How far apart the runs were says how far to trust one of them.
-    if (Run.TimingRunMedians.size() > 1 && Run.IterationMs.Median > 0)
-      OS << llvm::formatv(
-          "  fastest of {0} runs (slowest +{1:F1}%)",
-          Run.TimingRunMedians.size(),
-          (*llvm::max_element(Run.TimingRunMedians) / Run.IterationMs.Median -
-           1) *
-              100);
+    if (Run.TimingRunMedians.size() > 1 && Run.IterationMs.Median > 0) {
+      auto Share = [&](double Ms) {
+        return (Ms / Run.IterationMs.Median - 1) * 100;
+      };
+      OS << llvm::formatv("  middle of {0} runs ({1:F1}%..+{2:F1}%)",
+                          Run.TimingRunMedians.size(),
+                          Share(*llvm::min_element(Run.TimingRunMedians)),
+                          Share(*llvm::max_element(Run.TimingRunMedians)));
+    }
     OS << "\n";
   }
   if (const MeasuredRun *Run = shownRun(M, DeclaredBatchSize)) {

@@ -477,7 +477,7 @@ std::string fileText(const std::string &Path) {
   return Text ? (*Text)->getBuffer().str() : "";
 }
 
-TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
+TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheMiddleKept) {
   FakeProgram Program("repeats");
   Program.Options.MaxRuns = 2;
   Program.Options.TimingRuns = 3;
@@ -497,13 +497,13 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
   ASSERT_EQ(M->Runs.size(), 2u);
   const MeasuredRun &Small = M->Runs[0], &Large = M->Runs[1];
   EXPECT_EQ(Small.TimingRunMedians, (std::vector<double>{3.0, 2.0, 2.5}));
-  EXPECT_DOUBLE_EQ(Small.IterationMs.Median, 2.0) << "the fastest run";
+  EXPECT_DOUBLE_EQ(Small.IterationMs.Median, 2.5) << "the middle run";
   EXPECT_EQ(Large.TimingRunMedians, (std::vector<double>{5.0, 6.0, 5.5}));
-  EXPECT_DOUBLE_EQ(Large.IterationMs.Median, 5.0);
+  EXPECT_DOUBLE_EQ(Large.IterationMs.Median, 5.5);
   ASSERT_TRUE(Small.Breakdown);
   ASSERT_EQ(Small.TimeSplitMs.size(), 5u);
-  EXPECT_DOUBLE_EQ(Small.TimeSplitMs[1].second, 0.25) << "0.5 x 2.0 / 4.0";
-  EXPECT_DOUBLE_EQ(Large.TimeSplitMs[1].second, 0.625) << "0.5 x 5.0 / 4.0";
+  EXPECT_DOUBLE_EQ(Small.TimeSplitMs[1].second, 0.3125) << "0.5 x 2.5 / 4.0";
+  EXPECT_DOUBLE_EQ(Large.TimeSplitMs[1].second, 0.6875) << "0.5 x 5.5 / 4.0";
   // Each repeat has its own log beside the first run's.
   EXPECT_TRUE(llvm::sys::fs::exists(Program.Options.WorkDir +
                                     "/runs/batch-16-run3.log"));
@@ -511,6 +511,20 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
                 "skyline-check: timing run 3/3 at batch size 16..."),
             std::string::npos)
       << Program.Progress;
+}
+
+TEST(MeasureTest, OfTwoTimingRunsTheFasterIsKept) {
+  FakeProgram Program("two-runs");
+  Program.Options.TimingRuns = 2;
+  std::string Script =
+      Program.write(timingRunsWithMedians(Program, "'3.0 2.0'"),
+                    result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{3.0, 2.0}));
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 2.0)
+      << "the faster of the middle two";
 }
 
 TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {
