@@ -410,6 +410,12 @@ struct SizeRuns {
   bool Repeatable = false; // its timing run measured and did not run out
 
   const MeasuredRun &first() const { return Timing.front(); }
+  /// The breakdown run's peak, whose kinds add up to it; else the
+  /// kept timing run's, as mergeRuns does.
+  int64_t peakBytes() const {
+    return Breakdown && !Breakdown->Memory.empty() ? Breakdown->PeakBytes
+                                                   : middle().PeakBytes;
+  }
   /// The run whose median is the median of the runs' (the faster of the
   /// middle two for an even count): one unusually slow or unusually fast
   /// run moves nothing.
@@ -441,8 +447,8 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   SweepState State;
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable)
-      State.Fitted.push_back({Size.BatchSize, merged(Size).PeakBytes,
-                              Size.middle().IterationMs.Median});
+      State.Fitted.push_back(
+          {Size.BatchSize, Size.peakBytes(), Size.middle().IterationMs.Median});
   State.FirstOutOfMemory = FirstOutOfMemory;
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
@@ -589,10 +595,19 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
   std::vector<SizeRuns> Sizes; // in the order of Result.Runs
   int64_t BatchSize = DeclaredBatchSize;
   int64_t LastFit = 0;
-  std::optional<int64_t> FirstOutOfMemory;
-  std::optional<int64_t> FirstTooLarge; // ended before measuring
-  auto smallest = [](std::optional<int64_t> A, std::optional<int64_t> B) {
-    return A && B ? std::optional<int64_t>(std::min(*A, *B)) : A ? A : B;
+  // The smallest size that ran out of memory, or whose program returned
+  // before a measured iteration: the sweep stays below it.
+  std::optional<int64_t> FirstTooLarge;
+  // The size after Index: 0 when the sweep has converged.
+  auto NextSize = [&](unsigned Index) -> int64_t {
+    int64_t Next = nextBatchSize(
+        sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes, Options,
+                   Options.MaxRuns - Index - 1, Spent()));
+    bool Measured = llvm::any_of(
+        Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });
+    if (Next <= 0 || Measured || (FirstTooLarge && Next >= *FirstTooLarge))
+      return 0;
+    return Next;
   };
   for (unsigned Index = 0; Index < Options.MaxRuns; ++Index) {
     if (Index > 0 && BudgetSpent()) {
@@ -627,13 +642,9 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       // an out-of-memory run, without calling it one.
       FirstTooLarge =
           FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
-      int64_t Next = nextBatchSize(
-          sweepState(Sizes, smallest(FirstOutOfMemory, FirstTooLarge),
-                     Result.MemoryCapacityBytes, Options,
-                     Options.MaxRuns - Index - 1, Spent()));
-      if (Next <= 0 || Next >= *FirstTooLarge)
+      BatchSize = NextSize(Index);
+      if (!BatchSize)
         break;
-      BatchSize = Next;
       continue;
     }
     SizeRuns Size;
@@ -689,21 +700,15 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     if (Failed)
       break;
     if (OutOfMemory)
-      FirstOutOfMemory =
-          FirstOutOfMemory ? std::min(*FirstOutOfMemory, BatchSize) : BatchSize;
+      FirstTooLarge =
+          FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
     else
       LastFit = std::max(LastFit, BatchSize);
     if (!LastFit) // even the declared size does not fit
       break;
-    std::optional<int64_t> Bound = smallest(FirstOutOfMemory, FirstTooLarge);
-    int64_t Next = nextBatchSize(
-        sweepState(Sizes, Bound, Result.MemoryCapacityBytes, Options,
-                   Options.MaxRuns - Index - 1, Spent()));
-    bool Measured = llvm::any_of(
-        Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });
-    if (Next <= 0 || Measured || (Bound && Next >= *Bound))
+    BatchSize = NextSize(Index);
+    if (!BatchSize)
       break; // converged
-    BatchSize = Next;
   }
   repeatTimingRuns(Executable, Options, TimingRuns, RunsDir, Sizes, Result,
                    Progress, Spent, BudgetSpent, NoteBudget);

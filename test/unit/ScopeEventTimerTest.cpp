@@ -54,6 +54,15 @@ public:
   std::vector<double> At;
 };
 
+/// One scope entered at From and left at To (ms on the fake's clock).
+void timeScope(FakeEvents &Api, ScopeEventTimer &Timer, int Scope, double From,
+               double To) {
+  Api.Now = From;
+  Timer.enterScope(Scope);
+  Api.Now = To;
+  Timer.exitScope();
+}
+
 TEST(ScopeEventTimerTest, NestedScopesGetTheirSelfTime) {
   FakeEvents Api;
   ScopeEventTimer Timer(Api);
@@ -86,17 +95,12 @@ TEST(ScopeEventTimerTest, WarmupIsLeftOutAndIterationsAveraged) {
   FakeEvents Api;
   ScopeEventTimer Timer(Api, 8);
   ASSERT_TRUE(Timer.start());
-  auto Iteration = [&](double Start, double Ms) {
-    Api.Now = Start;
-    Timer.enterScope(4);
-    Api.Now = Start + Ms;
-    Timer.exitScope();
-  };
-  Iteration(0, 100); // warm-up
+  timeScope(Api, Timer, 4, 0, 100); // warm-up
   Timer.boundary(false);
-  Iteration(200, 1.0);
+  timeScope(Api, Timer, 4, 200, 201);
   Timer.boundary(true);
-  Iteration(300, 3.0); // the pool is reused: 8 events, 2 per iteration
+  timeScope(Api, Timer, 4, 300, 303); // the pool is reused: 8 events, 2 per
+                                      // iteration
   Timer.boundary(true);
   GpuTimes T = Timer.times(2);
   EXPECT_DOUBLE_EQ(T.ScopeMs[4], 2.0);
@@ -107,10 +111,7 @@ TEST(ScopeEventTimerTest, BackwardOpsOfNoKnownScopeAreUnscoped) {
   FakeEvents Api;
   ScopeEventTimer Timer(Api);
   ASSERT_TRUE(Timer.start());
-  Api.Now = 0;
-  Timer.enterScope(-1);
-  Api.Now = 0.5;
-  Timer.exitScope();
+  timeScope(Api, Timer, -1, 0, 0.5);
   Timer.boundary(true);
   GpuTimes T = Timer.times(1);
   EXPECT_TRUE(T.ScopeMs.empty());
@@ -160,10 +161,7 @@ TEST(ScopeEventTimerTest, ASpentPoolDropsMarksUntilTheBoundary) {
   EXPECT_EQ(T.DroppedRecords, 4u) << "three marks, and scope 1's entry";
   EXPECT_EQ(Api.Recorded, 3u);
   // The next iteration starts with the whole pool.
-  Api.Now = 10;
-  Timer.enterScope(3);
-  Api.Now = 10.5;
-  Timer.exitScope();
+  timeScope(Api, Timer, 3, 10, 10.5);
   Timer.boundary(true);
   EXPECT_DOUBLE_EQ(Timer.times(1).ScopeMs[3], 0.5);
 }
@@ -186,10 +184,7 @@ TEST(ScopeEventTimerTest, AnExitWithoutItsEntryIsIgnored) {
   ScopeEventTimer Timer(Api);
   ASSERT_TRUE(Timer.start());
   Timer.exitScope();
-  Api.Now = 1;
-  Timer.enterScope(5);
-  Api.Now = 2;
-  Timer.exitScope();
+  timeScope(Api, Timer, 5, 1, 2);
   Timer.boundary(true);
   GpuTimes T = Timer.times(1);
   EXPECT_DOUBLE_EQ(T.ScopeMs[5], 1);
