@@ -16,6 +16,11 @@
 // threads and memory land), in both directions. A time budget bounds the
 // whole sweep.
 //
+// Runs pin glibc's malloc thresholds (see mallocSetting): left
+// dynamic, whether a buffer goes back to the system and is faulted in again
+// every iteration depends on the sizes freed before it, which makes a size's
+// time jump by a quarter against its neighbours' on the CPU.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_MEASURE_H
 #define SKYLINE_MEASURE_H
@@ -39,6 +44,12 @@ enum class DeviceChoice { Auto, CPU, CUDA };
 /// Which batch sizes get a breakdown run besides their timing run.
 enum class BreakdownRuns { All, Declared, None };
 
+/// What the runs do with glibc's malloc thresholds (--malloc-thresholds).
+enum class MallocThresholds {
+  Pinned, // fixed for every run, unless the user's environment sets them
+  Dynamic // glibc's own: they move with the sizes the program frees
+};
+
 struct MeasureOptions {
   int64_t MemoryBudget = int64_t(4) << 30; // bytes the program may hold (CPU)
   unsigned MaxRuns = 6;                    // batch sizes to try, in all
@@ -61,8 +72,34 @@ struct MeasureOptions {
   std::string RunDir; // empty: the current directory
   std::vector<std::string> RunArgs;
   DeviceChoice Device = DeviceChoice::Auto;
+  MallocThresholds Malloc = MallocThresholds::Pinned;
   std::string WorkDir; // logs and results go here
 };
+
+/// glibc's malloc thresholds in the runs' environment.
+struct MallocSetting {
+  /// pinned (by skyline-check), dynamic (glibc's), or user (the environment
+  /// skyline-check ran in sets them, and they are kept).
+  std::string Thresholds;
+  /// The GLIBC_TUNABLES the runs get; none: this process's, unchanged.
+  std::optional<std::string> GlibcTunables;
+};
+
+/// The mmap threshold runs pin: glibc's largest, the one its dynamic
+/// threshold ends at, so a buffer up to 32 MiB is served from the heap and
+/// a larger one is mapped afresh each time at a cost that grows with it.
+inline constexpr int64_t PinnedMmapThreshold = int64_t(32) << 20;
+/// The trim threshold runs pin: never give the free top of the heap back,
+/// so memory freed in one iteration is not faulted in again in the next.
+inline constexpr int64_t PinnedTrimThreshold = int64_t(1) << 62;
+
+/// The runs' malloc setting. UserTunables is this process's GLIBC_TUNABLES
+/// (none when unset); UserThresholdVariables says MALLOC_MMAP_THRESHOLD_ or
+/// MALLOC_TRIM_THRESHOLD_ is set. A threshold the user set wins over either
+/// choice. Pinned appends both thresholds to the user's tunables.
+MallocSetting mallocSetting(MallocThresholds Choice,
+                            std::optional<llvm::StringRef> UserTunables,
+                            bool UserThresholdVariables);
 
 struct TimeSummary {
   double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
@@ -144,6 +181,11 @@ struct Measurement {
   std::string DeviceName = "CPU";
   std::string TorchVersion; // of the LibTorch the program ran with
   int Threads = 0;          // intra-op threads the runs used
+  /// MallocSetting::Thresholds of the runs; empty in an older report.
+  std::string MallocThresholdsUsed;
+  /// The GLIBC_TUNABLES skyline-check gave the runs; empty when it left the
+  /// environment's.
+  std::string GlibcTunables;
   int64_t MemoryCapacityBytes = 0;
   std::vector<MeasuredRun> Runs;
   /// Runs that failed after the first, runs that ended early, a spent time
@@ -191,9 +233,10 @@ struct SweepState {
 /// the runs left but RunsForBends, so that the model interpolates up to the
 /// capacity; no further than a run's predicted time allows (never less than
 /// a doubling). At the capacity, the runs left go where the time line
-/// bends the most (a cache the activations outgrow makes a sample dearer):
-/// into the longer segment next to the measured size where the slope
-/// changes the most, at its geometric middle.
+/// bends (a cache the activations outgrow makes a sample dearer): of the
+/// segments next to a measured size where the slope changes by more than
+/// MinTimeChange, the one spanning the largest ratio, at its geometric
+/// middle (the smaller sizes' of two within 5%).
 int64_t nextBatchSize(const SweepState &State);
 
 /// Reads a result file the runtime wrote.

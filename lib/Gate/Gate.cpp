@@ -107,6 +107,8 @@ void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
   Mismatch("device name", Baseline.DeviceName, Current.DeviceName);
   Mismatch("threads", Baseline.Threads ? std::to_string(Baseline.Threads) : "",
            Current.Threads ? std::to_string(Current.Threads) : "");
+  Mismatch("malloc thresholds", Baseline.MallocThresholdsUsed,
+           Current.MallocThresholdsUsed);
   Mismatch("memory capacity", std::to_string(Baseline.MemoryCapacityBytes),
            std::to_string(Current.MemoryCapacityBytes));
 }

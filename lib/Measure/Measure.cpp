@@ -93,6 +93,16 @@ std::string describeEndedEarly(const MeasuredRun &Run, RunKind Mode) {
          "out of data? lower --iterations or give it more";
 }
 
+/// The malloc setting of this process's environment and Choice.
+MallocSetting runsMallocSetting(MallocThresholds Choice) {
+  const char *Tunables = std::getenv("GLIBC_TUNABLES");
+  return mallocSetting(Choice,
+                       Tunables ? std::optional<llvm::StringRef>(Tunables)
+                                : std::nullopt,
+                       std::getenv("MALLOC_MMAP_THRESHOLD_") ||
+                           std::getenv("MALLOC_TRIM_THRESHOLD_"));
+}
+
 /// The first run says where the program ran; older results say nothing and
 /// leave the defaults.
 void describeDevice(const MeasuredRun &Run, Measurement &Result) {
@@ -137,31 +147,37 @@ std::optional<int64_t> parseByteSize(llvm::StringRef Text) {
 
 namespace {
 
-/// Where the time line bends the most: at the measured size where the slopes
-/// of the segments on either side differ the most (relatively), the longer
-/// of the two segments (in samples) gets a size at its geometric middle. 0 when
-/// no slope changes by more than MinChange, or the segment has no size between.
+/// Where the time line bends and a segment spans the most: of the segments
+/// next to a measured size where the slopes on either side differ by more
+/// than MinChange (relatively), the one whose ends are the furthest apart in
+/// ratio gets a size at its geometric middle; of two within 5% of each other
+/// the smaller sizes', nearer the declared size and the knee. 0 when no slope
+/// changes by more than MinChange, or the segment has no size between.
 int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
   auto Slope = [&](size_t I) { // of the segment from point I - 1 to I
     return (Sorted[I].IterationMs - Sorted[I - 1].IterationMs) /
            double(Sorted[I].BatchSize - Sorted[I - 1].BatchSize);
   };
-  // Interpolation errs with the square of a segment's length: the longer
-  // one gets the new size.
-  auto Length = [&](size_t I) {
-    return Sorted[I].BatchSize - Sorted[I - 1].BatchSize;
+  // Interpolation errs with the change of the time per sample over a
+  // segment, which grows with its ratio, not its length: a segment from
+  // 10,000 to 1,600,000 samples crosses the caches a 64..10,000 one does
+  // not, and the longest one in samples is always the last.
+  auto Span = [&](size_t I) {
+    return std::log(double(Sorted[I].BatchSize) /
+                    double(Sorted[I - 1].BatchSize));
   };
-  double Largest = std::log1p(MinChange);
+  double Widest = 0;
   size_t Segment = 0;
   for (size_t I = 1; I + 1 < Sorted.size(); ++I) {
     double Before = Slope(I), After = Slope(I + 1);
-    if (!(Before > 0) || !(After > 0))
+    if (!(Before > 0) || !(After > 0) ||
+        std::fabs(std::log(After / Before)) <= std::log1p(MinChange))
       continue;
-    double Bend = std::fabs(std::log(After / Before));
-    if (Bend <= Largest)
-      continue;
-    Largest = Bend;
-    Segment = Length(I + 1) >= Length(I) ? I + 1 : I;
+    for (size_t Side : {I, I + 1})
+      if (Span(Side) > Widest * 1.05) {
+        Widest = Span(Side);
+        Segment = Side;
+      }
   }
   if (Segment == 0)
     return 0;
@@ -365,6 +381,8 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
   }
   if (Options.Device == DeviceChoice::CPU)
     Env.push_back("CUDA_VISIBLE_DEVICES=");
+  if (auto Tunables = runsMallocSetting(Options.Malloc).GlibcTunables)
+    Env.push_back("GLIBC_TUNABLES=" + *Tunables);
   std::vector<std::string> Args = {Executable.str()};
   Args.insert(Args.end(), Options.RunArgs.begin(), Options.RunArgs.end());
   ProcessResult Process =
@@ -554,6 +572,25 @@ std::optional<std::string> busyMachineWarning(double LoadAverage,
       .str();
 }
 
+MallocSetting mallocSetting(MallocThresholds Choice,
+                            std::optional<llvm::StringRef> UserTunables,
+                            bool UserThresholdVariables) {
+  bool UserSetsThresholds =
+      UserThresholdVariables ||
+      (UserTunables && (UserTunables->contains("glibc.malloc.mmap_threshold") ||
+                        UserTunables->contains("glibc.malloc.trim_threshold")));
+  if (UserSetsThresholds)
+    return {"user", std::nullopt};
+  if (Choice == MallocThresholds::Dynamic)
+    return {"dynamic", std::nullopt};
+  std::string Tunables =
+      UserTunables && !UserTunables->empty() ? UserTunables->str() + ":" : "";
+  Tunables +=
+      "glibc.malloc.mmap_threshold=" + std::to_string(PinnedMmapThreshold) +
+      ":glibc.malloc.trim_threshold=" + std::to_string(PinnedTrimThreshold);
+  return {"pinned", Tunables};
+}
+
 llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,
@@ -568,6 +605,9 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       Progress << "skyline-check: warning: " << *Busy << "\n";
   Result.MemoryCapacityBytes = Options.MemoryBudget;
   Result.TimeBudgetSeconds = Options.TimeBudgetSeconds;
+  MallocSetting Malloc = runsMallocSetting(Options.Malloc);
+  Result.MallocThresholdsUsed = Malloc.Thresholds;
+  Result.GlibcTunables = Malloc.GlibcTunables.value_or("");
   std::string RunsDir = Options.WorkDir + "/runs";
   llvm::sys::fs::create_directories(RunsDir);
   auto Start = std::chrono::steady_clock::now();

@@ -87,7 +87,13 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
     OS << " (" << M.DeviceName << ")";
   if (M.Threads > 0)
     OS << ", " << M.Threads << " threads";
+  if (!M.MallocThresholdsUsed.empty())
+    OS << ", malloc thresholds " << M.MallocThresholdsUsed;
   OS << ", memory capacity " << formatBytes(M.MemoryCapacityBytes) << "\n";
+  // The times hold for the program run the same way, which is up to the user.
+  if (!M.GlibcTunables.empty())
+    OS << "malloc: the runs had GLIBC_TUNABLES=" << M.GlibcTunables
+       << "; train with it set to get these times (docs/user-guide.md)\n";
   OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak "
         "memory\n";
   for (const MeasuredRun &Run : M.Runs) {
@@ -367,6 +373,11 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
       << YAML::BeginMap;
   Out << YAML::Key << "torch_version" << YAML::Value << M.TorchVersion;
   Out << YAML::Key << "threads" << YAML::Value << M.Threads;
+  if (!M.MallocThresholdsUsed.empty())
+    Out << YAML::Key << "malloc_thresholds" << YAML::Value
+        << M.MallocThresholdsUsed;
+  if (!M.GlibcTunables.empty())
+    Out << YAML::Key << "glibc_tunables" << YAML::Value << M.GlibcTunables;
   Out << YAML::EndMap;
   Out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
   Out << YAML::Key << "type" << YAML::Value << M.DeviceType;
@@ -499,6 +510,9 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
         get<int64_t>(Root["device"], "memory_capacity_bytes");
     M.TorchVersion = get<std::string>(Root["environment"], "torch_version");
     M.Threads = get<int>(Root["environment"], "threads");
+    M.MallocThresholdsUsed =
+        get<std::string>(Root["environment"], "malloc_thresholds");
+    M.GlibcTunables = get<std::string>(Root["environment"], "glibc_tunables");
     Report.BuildSeconds = get<double>(Root["time"], "build_seconds");
     M.TimeBudgetSeconds = get<double>(Root["time"], "time_budget_seconds");
     M.TimeBudgetSpent = get<bool>(Root["time"], "time_budget_spent");

@@ -64,6 +64,11 @@ TEST(CommandLineTest, MeasurementOptions) {
   EXPECT_DOUBLE_EQ(Options->Measure.TimeBudgetSeconds, 120);
   EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::All);
   EXPECT_EQ(Options->Measure.BreakdownIterations, 3u);
+  EXPECT_EQ(Options->Measure.Malloc, MallocThresholds::Pinned);
+  EXPECT_EQ(std::get<CommandLineOptions>(
+                parse({"a.cpp", "--malloc-thresholds=dynamic"}))
+                .Measure.Malloc,
+            MallocThresholds::Dynamic);
 
   auto Given =
       parse({"a.cpp", "--iterations=20", "--min-iterations=4", "--tolerance=1%",
@@ -106,6 +111,8 @@ TEST(CommandLineTest, UsageErrors) {
       {{"a.cpp", "--memory-margin=100"}, "--memory-margin must be below 100%"},
       {{"a.cpp", "--gate-repeats=0"}, "--gate-repeats must be at least 1"},
       {{"a.cpp", "--timing-runs=0"}, "--timing-runs must be at least 1"},
+      {{"a.cpp", "--malloc-thresholds=off"},
+       "unknown --malloc-thresholds 'off' (expected pinned or dynamic)"},
       {{"--from-report=r.yaml", "--analyze-only"},
        "cannot go with --analyze-only"},
       {{"a.cpp", "--no-such-option"}, "no-such-option"},

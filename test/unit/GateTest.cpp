@@ -139,6 +139,22 @@ TEST(GateTest, EnvironmentMismatchIsAWarningOnly) {
   EXPECT_THAT(V.Findings[1].Message, HasSubstr("threads 2, this run with 16"));
 }
 
+TEST(GateTest, MallocThresholdsOfAnotherKindAreAnEnvironmentMismatch) {
+  SavedReport Base = baseline();
+  Measurement Now = current({run(64, 10.0, 1000000)});
+  Now.MallocThresholdsUsed = "pinned";
+  EXPECT_TRUE(compareWithBaseline(Base, Now, At, {}).Findings.empty())
+      << "a baseline from before the setting was recorded says nothing";
+  Base.Measured.MallocThresholdsUsed = "dynamic";
+  GateVerdict V = compareWithBaseline(Base, Now, At, {});
+  EXPECT_FALSE(V.Regressed);
+  ASSERT_EQ(V.Findings.size(), 1u);
+  EXPECT_EQ(V.Findings[0].Rule, "skyline-baseline-environment");
+  EXPECT_EQ(V.Findings[0].Message,
+            "the baseline ran with malloc thresholds dynamic, this run with "
+            "pinned: the comparison may not be fair");
+}
+
 TEST(GateTest, TheBaselinesBatchSizeIsCompared) {
   SavedReport Base = baseline();
   EXPECT_EQ(*gateBatchSize(Base), 64);

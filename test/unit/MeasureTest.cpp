@@ -8,6 +8,9 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <cstdlib>
+#include <optional>
+#include <string>
 #include <unistd.h>
 
 using namespace skyline;
@@ -103,8 +106,10 @@ TEST(MeasureTest, SweepBacksOffAfterAnOutOfMemoryRun) {
 TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
   // mnist on the 2-core machine: 0.058 ms a sample from 64 to 128, 0.098 to
   // 1170, 0.125 to 10695 (the activations outgrow the caches). The slope
-  // changes the most at 128 (ln(0.098 / 0.058) = 0.52); of its two segments
-  // the longer, 128..1170, gets its geometric middle, sqrt(128 x 1170).
+  // changes at 128 (ln(0.098 / 0.058) = 0.52) and 1170 (0.24), both above
+  // ln(1.1); of the segments next to them 128..1170 and 1170..10695 span
+  // the most (9.14x each), and of the two the smaller sizes' gets its
+  // geometric middle, sqrt(128 x 1170).
   SweepState State;
   State.Fitted = {{64, 227000000, 4.47},
                   {128, 231000000, 8.2},
@@ -114,8 +119,9 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
   State.RunsLeft = 2;
   EXPECT_EQ(nextBatchSize(State), 387);
   State.Fitted.push_back({387, 246000000, 25.5});
-  // Slopes 0.058, 0.067, 0.108, 0.125: the largest bend is now at 387.
-  EXPECT_EQ(nextBatchSize(State), 673);
+  // Slopes 0.058, 0.067, 0.108, 0.125: bends at 128, 387 and 1170; the
+  // widest segment next to one is 1170..10695, sqrt(1170 x 10695) = 3537.
+  EXPECT_EQ(nextBatchSize(State), 3537);
   // A straight line needs nothing more.
   State.Fitted = linearProgram({64, 128, 1170, 10695});
   State.TargetBytes = 1048576 + 10240 * 10695;
@@ -162,6 +168,24 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   ASSERT_FALSE(bool(Missing));
   EXPECT_NE(llvm::toString(Missing.takeError()).find("unreadable run result"),
             std::string::npos);
+}
+
+TEST(MeasureTest, AtTheCapacityTheWidestSegmentBeatsAFlatStart) {
+  // The regression example from 32 to its capacity, 1,677,720: 40 us an
+  // iteration at 32 and 64 (its fixed cost), 0.28 ms at 10,362 and 60.86
+  // ms at 1,677,720, where the data no longer fits the caches. Both wide
+  // segments (161.9x) lie next to a bend; the smaller sizes' goes first,
+  // then the other. The flat start bends too, but its 2x segment waits.
+  SweepState State;
+  State.Fitted = {{32, 1400, 0.040},
+                  {64, 2300, 0.041},
+                  {10362, 373000, 0.28},
+                  {1677720, 60400000, 60.86}};
+  State.TargetBytes = 60500000;
+  State.RunsLeft = 2;
+  EXPECT_EQ(nextBatchSize(State), 814) << "sqrt(64 x 10362)";
+  State.Fitted.push_back({814, 29300, 0.07});
+  EXPECT_EQ(nextBatchSize(State), 131850) << "sqrt(10362 x 1677720)";
 }
 
 TEST(MeasureTest, TimeBudgetIsSharedAmongTheSizesLeft) {
@@ -548,6 +572,95 @@ TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {
             std::string::npos)
       << M->Problems[0];
   EXPECT_EQ(fileText(Counter), "2\n");
+}
+
+TEST(MeasureTest, MallocThresholdsArePinnedUnlessTheUserSetThem) {
+  const std::string Pinned = "glibc.malloc.mmap_threshold=33554432:"
+                             "glibc.malloc.trim_threshold=4611686018427387904";
+  MallocSetting Alone =
+      mallocSetting(MallocThresholds::Pinned, std::nullopt, false);
+  EXPECT_EQ(Alone.Thresholds, "pinned");
+  EXPECT_EQ(Alone.GlibcTunables, Pinned);
+  // The user's other tunables are kept, ahead of ours.
+  MallocSetting Added =
+      mallocSetting(MallocThresholds::Pinned,
+                    llvm::StringRef("glibc.malloc.arena_max=2"), false);
+  EXPECT_EQ(Added.GlibcTunables, "glibc.malloc.arena_max=2:" + Pinned);
+  EXPECT_EQ(mallocSetting(MallocThresholds::Pinned, llvm::StringRef(""), false)
+                .GlibcTunables,
+            Pinned);
+  // A threshold the user set, as a tunable or a variable, wins.
+  for (auto Setting :
+       {mallocSetting(MallocThresholds::Pinned,
+                      llvm::StringRef("glibc.malloc.trim_threshold=0"), false),
+        mallocSetting(MallocThresholds::Pinned,
+                      llvm::StringRef("glibc.malloc.mmap_threshold=65536"),
+                      false),
+        mallocSetting(MallocThresholds::Pinned, std::nullopt, true),
+        mallocSetting(MallocThresholds::Dynamic, std::nullopt, true)}) {
+    EXPECT_EQ(Setting.Thresholds, "user");
+    EXPECT_FALSE(Setting.GlibcTunables) << *Setting.GlibcTunables;
+  }
+  MallocSetting Dynamic =
+      mallocSetting(MallocThresholds::Dynamic,
+                    llvm::StringRef("glibc.malloc.arena_max=2"), false);
+  EXPECT_EQ(Dynamic.Thresholds, "dynamic");
+  EXPECT_FALSE(Dynamic.GlibcTunables) << "the environment is left as it is";
+}
+
+/// Sets an environment variable for a test's lifetime (unset: nullptr).
+class ScopedVariable {
+public:
+  ScopedVariable(const char *Name, const char *Value) : Name(Name) {
+    if (const char *Old = std::getenv(Name))
+      Saved = Old;
+    if (Value)
+      ::setenv(Name, Value, 1);
+    else
+      ::unsetenv(Name);
+  }
+  ~ScopedVariable() {
+    if (Saved)
+      ::setenv(Name, Saved->c_str(), 1);
+    else
+      ::unsetenv(Name);
+  }
+
+private:
+  const char *Name;
+  std::optional<std::string> Saved;
+};
+
+TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
+  ScopedVariable UserTunables("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
+  ScopedVariable Mmap("MALLOC_MMAP_THRESHOLD_", nullptr);
+  ScopedVariable Trim("MALLOC_TRIM_THRESHOLD_", nullptr);
+  FakeProgram Program("malloc");
+  Program.Options.TimingRuns = 2;
+  std::string Seen = Program.Dir + "/tunables.txt";
+  std::string Note = "echo \"$SKYLINE_MODE $GLIBC_TUNABLES\" >> " + Seen + "\n";
+  std::string Script = Program.write(Note + result("timing", 5, false, 7),
+                                     Note + result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->MallocThresholdsUsed, "pinned");
+  const std::string Tunables =
+      "glibc.malloc.arena_max=2:glibc.malloc.mmap_threshold=33554432:"
+      "glibc.malloc.trim_threshold=4611686018427387904";
+  EXPECT_EQ(M->GlibcTunables, Tunables) << "the report says what runs had";
+  const std::string Expected = Tunables + "\n";
+  EXPECT_EQ(fileText(Seen), "timing " + Expected + "breakdown " + Expected +
+                                "timing " + Expected);
+
+  Program.Options.Malloc = MallocThresholds::Dynamic;
+  llvm::sys::fs::remove(Seen);
+  M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->MallocThresholdsUsed, "dynamic");
+  EXPECT_EQ(M->GlibcTunables, "");
+  EXPECT_EQ(fileText(Seen), "timing glibc.malloc.arena_max=2\n"
+                            "breakdown glibc.malloc.arena_max=2\n"
+                            "timing glibc.malloc.arena_max=2\n");
 }
 
 } // namespace

@@ -27,6 +27,8 @@ SavedReport sample() {
   M.DeviceName = "Some CPU";
   M.TorchVersion = "2.11.0";
   M.Threads = 2;
+  M.MallocThresholdsUsed = "pinned";
+  M.GlibcTunables = "glibc.malloc.mmap_threshold=33554432";
   M.MemoryCapacityBytes = 1 << 30;
   for (int64_t Size : {32, 64}) {
     MeasuredRun Run;
@@ -71,6 +73,8 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.DeviceName, "Some CPU");
   EXPECT_EQ(M.TorchVersion, "2.11.0");
   EXPECT_EQ(M.Threads, 2);
+  EXPECT_EQ(M.MallocThresholdsUsed, "pinned");
+  EXPECT_EQ(M.GlibcTunables, "glibc.malloc.mmap_threshold=33554432");
   ASSERT_EQ(M.Runs.size(), 3u);
   EXPECT_EQ(M.Runs[1].PeakBytes, 1320000);
   EXPECT_DOUBLE_EQ(M.Runs[1].IterationMs.Median, 8.4);

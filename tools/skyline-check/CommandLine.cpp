@@ -110,9 +110,14 @@ po::options_description describeOptions() {
       "device",
       po::value<std::string>()->default_value("auto")->value_name("DEV"),
       "auto, cpu (hides GPUs from the program) or cuda")(
-      "report", po::value<std::string>()->value_name("FILE"),
-      "write the runs, fits, predictions and suggestion as YAML "
-      "(docs/report.md)");
+      "malloc-thresholds",
+      po::value<std::string>()->default_value("pinned")->value_name("WHICH"),
+      "glibc's malloc mmap and trim thresholds in the runs: pinned (a size's "
+      "time then does not hang on which buffers glibc gave back to the "
+      "system) or dynamic (glibc's default); set in your environment, yours "
+      "are kept")("report", po::value<std::string>()->value_name("FILE"),
+                  "write the runs, fits, predictions and suggestion as YAML "
+                  "(docs/report.md)");
   po::options_description Model(
       "PREDICTION AND SUGGESTION OPTIONS (percent: 10 or 10%)");
   Model.add_options()(
@@ -399,6 +404,12 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
                       "' (expected all, declared or none)"};
   Measure.RunDir = Text("run-dir");
   Measure.RunArgs = Texts("run-arg");
+  std::string Malloc = Text("malloc-thresholds");
+  if (Malloc == "dynamic")
+    Measure.Malloc = MallocThresholds::Dynamic;
+  else if (Malloc != "pinned")
+    return UsageError{"unknown --malloc-thresholds '" + Malloc +
+                      "' (expected pinned or dynamic)"};
   std::string Device = Text("device");
   if (Device == "cpu")
     Measure.Device = DeviceChoice::CPU;
