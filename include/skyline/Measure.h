@@ -147,6 +147,9 @@ struct MeasuredRun {
   /// From the result file, for messages: warm-up, the fewest iterations to
   /// measure, and the loop body starts the program reached.
   unsigned Warmup = 0, MinIterations = 0, IterationsReached = 0;
+  /// Measured iterations that spanned an epoch's end (a start of the
+  /// training loop fell inside them), left out of IterationMs.
+  unsigned EpochEndIterations = 0;
   /// timing or breakdown: what the result file came from.
   std::string Mode;
   /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none
@@ -223,7 +226,27 @@ struct SweepState {
   /// At the capacity, a size is added only where the slope of the time
   /// line changes by more than this at a measured size.
   double MinTimeChange = 0.10;
+  /// The largest size whose data still lasts the runs' warm-up and two
+  /// measured iterations (dataLimit); 0: none known.
+  int64_t DataLimit = 0;
 };
+
+/// How far a size's first timing run got: the loop body starts it reached
+/// (warm-up included), and whether its program returned first.
+struct RunLength {
+  int64_t BatchSize = 0;
+  unsigned IterationsReached = 0;
+  bool EndedEarly = false;
+};
+
+/// The largest batch size at which a program that runs out of data still
+/// reaches Warmup + 3 iterations (two measured intervals): the samples it
+/// went through at an ended-early size (reached x size) shared out. Only a
+/// size that reached fewer iterations than a smaller one did says the data
+/// ran out; where a larger size that ended early reached as many as a
+/// smaller one, the program counts steps, not samples, and there is no
+/// limit (0). The smallest limit of the runs; 0 without any.
+int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 
 /// The next batch size to try; 0 when there is nothing left to try. After
 /// an out-of-memory run: halfway back toward the last size that fit. Before
@@ -236,7 +259,8 @@ struct SweepState {
 /// bends (a cache the activations outgrow makes a sample dearer): of the
 /// segments next to a measured size where the slope changes by more than
 /// MinTimeChange, the one spanning the largest ratio, at its geometric
-/// middle (the smaller sizes' of two within 5%).
+/// middle (the smaller sizes' of two within 5%). Never past DataLimit: at
+/// it, or where the time bends once the sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 
 /// Reads a result file the runtime wrote.

@@ -138,6 +138,12 @@ struct TrainingLoop {
   unsigned BodyOffset = 0;
   unsigned BodyLength = 0;
   bool BodyIsCompound = true;
+  /// The whole loop statement's bytes in File (`for` through the body, or a
+  /// do-while's `;`): the runs mark each start of the loop, an epoch's, so
+  /// the iteration across it is left out of the time. 0: not marked (a loop
+  /// inside a macro).
+  unsigned LoopOffset = 0;
+  unsigned LoopLength = 0;
   std::string Function; // enclosing function
   std::vector<OptimizerSite> Optimizers;
   std::vector<CallSite> ZeroGradCalls;

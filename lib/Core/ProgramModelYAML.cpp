@@ -64,6 +64,8 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
   Out << YAML::Key << "body_offset" << YAML::Value << Loop.BodyOffset;
   Out << YAML::Key << "body_length" << YAML::Value << Loop.BodyLength;
   Out << YAML::Key << "body_is_compound" << YAML::Value << Loop.BodyIsCompound;
+  Out << YAML::Key << "loop_offset" << YAML::Value << Loop.LoopOffset;
+  Out << YAML::Key << "loop_length" << YAML::Value << Loop.LoopLength;
   Out << YAML::Key << "optimizers" << YAML::Value << YAML::BeginSeq;
   for (const OptimizerSite &Opt : Loop.Optimizers) {
     Out << YAML::BeginMap;
@@ -146,6 +148,8 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   Loop.BodyOffset = get<unsigned>(Node, "body_offset");
   Loop.BodyLength = get<unsigned>(Node, "body_length");
   Loop.BodyIsCompound = get<bool>(Node, "body_is_compound", true);
+  Loop.LoopOffset = get<unsigned>(Node, "loop_offset", 0);
+  Loop.LoopLength = get<unsigned>(Node, "loop_length", 0);
   for (const YAML::Node &Opt : Node["optimizers"]) {
     OptimizerSite Site{get<std::string>(Opt, "name"),
                        get<std::string>(Opt, "type"),

@@ -211,6 +211,31 @@ const Stmt *loopBody(const Stmt *Loop) {
   return nullptr;
 }
 
+/// The loop statement's bytes, so the instrumenter can put a mark before it
+/// inside braces of its own: from the keyword through the body (L's body
+/// span, its `;` included) or, for a do-while, through the `;` after the
+/// condition. Left 0 when any part comes from a macro: a brace there could
+/// land inside the macro's text.
+void markableLoopExtent(const TUContext &TU, const Stmt *Loop,
+                        TrainingLoop &L) {
+  if (Loop->getBeginLoc().isMacroID() || Loop->getEndLoc().isMacroID() ||
+      loopBody(Loop)->getBeginLoc().isMacroID())
+    return;
+  SourceSpan Keyword = TU.tokenSpan(Loop->getBeginLoc());
+  if (Keyword.File != L.File || Keyword.Offset > L.BodyOffset)
+    return;
+  unsigned End = L.BodyOffset + L.BodyLength;
+  if (isa<DoStmt>(Loop)) {
+    auto Semi =
+        Lexer::findNextToken(Loop->getEndLoc(), TU.SM, TU.Ctx.getLangOpts());
+    if (!Semi || !Semi->is(tok::semi) || Semi->getLocation().isMacroID())
+      return;
+    End = TU.SM.getFileOffset(Semi->getLocation()) + 1;
+  }
+  L.LoopOffset = Keyword.Offset;
+  L.LoopLength = End - Keyword.Offset;
+}
+
 CallSite callSite(const TUContext &TU, const CallExpr *Call) {
   SourceSpan Span = TU.spanOf(Call->getSourceRange());
   return {TU.fileOf(Call->getBeginLoc()), TU.lineOf(Call->getBeginLoc()),
@@ -285,6 +310,7 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
           L.BodyLength =
               TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) +
               1 - Span.Offset;
+      markableLoopExtent(TU, Loop, L);
     }
     Out.Loops.push_back(std::move(L));
   }

@@ -15,11 +15,14 @@
 namespace skyline {
 namespace {
 
-// Orders at one offset: a loop body opens first, then calls close (inner
-// first), then calls open (outer first); a loop body closes last.
+// Orders at one offset: a marked loop's braces open first, then a loop body
+// opens, then calls close (inner first), then calls open (outer first); a
+// loop body closes, and the marked loop's braces close last.
+constexpr long LoopOpen = -(1L << 51);
 constexpr long BodyOpen = -(1L << 50);
 constexpr long SuffixBase = -(1L << 40);
 constexpr long BodyClose = 1L << 50;
+constexpr long LoopClose = 1L << 51;
 
 std::string originalText(const BatchSizeSite &Site, llvm::StringRef FileText) {
   return FileText.substr(Site.Literal.Offset, Site.Literal.Length).str();
@@ -60,6 +63,14 @@ void planLoop(const TrainingLoop &Loop,
           {Optimizer.DeclarationEnd, 0,
            " skyline::rt::track_optimizer(" + Optimizer.Name + ");", 0});
   auto &Edits = Plan[Loop.File];
+  // Each start of the loop (an epoch's) is marked: the iteration across it
+  // holds an epoch's last, often smaller, batch and what the program does
+  // between epochs, and is left out of the time.
+  if (Loop.LoopLength) {
+    Edits.push_back(
+        {Loop.LoopOffset, 0, "{ skyline::rt::loop_begin(); ", LoopOpen});
+    Edits.push_back({Loop.LoopOffset + Loop.LoopLength, 0, " }", LoopClose});
+  }
   if (Loop.BodyIsCompound) {
     Edits.push_back(
         {Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});

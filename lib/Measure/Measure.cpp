@@ -41,6 +41,15 @@ std::string withLogTail(std::string What, llvm::StringRef Log) {
   return What;
 }
 
+/// "28 iterations", and those left out at an epoch's end when there are.
+std::string describeIterations(const MeasuredRun &Run) {
+  std::string Text = std::to_string(Run.Iterations) + " iterations";
+  if (Run.EpochEndIterations)
+    Text += " (" + std::to_string(Run.EpochEndIterations) +
+            " more across an epoch's end, left out)";
+  return Text;
+}
+
 /// A program that returned before its first measured iteration.
 std::string describeNoIterations(const MeasuredRun &Run, RunKind Mode,
                                  int ExitCode, llvm::StringRef Log) {
@@ -86,11 +95,17 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
 }
 
 std::string describeEndedEarly(const MeasuredRun &Run, RunKind Mode) {
+  std::string LeftOut = Run.EpochEndIterations
+                            ? " (and " +
+                                  std::to_string(Run.EpochEndIterations) +
+                                  " across an epoch's end, left out)"
+                            : "";
   return runName(Mode, Run.BatchSize) + " ended after " +
          std::to_string(Run.Iterations) + " of " +
-         std::to_string(Run.IterationsAsked) +
-         " measured iterations: its figures come from those; the program ran "
-         "out of data? lower --iterations or give it more";
+         std::to_string(Run.IterationsAsked) + " measured iterations" +
+         LeftOut +
+         ": its figures come from those; the program ran out of data? lower "
+         "--iterations or give it more";
 }
 
 /// The malloc setting of this process's environment and Choice.
@@ -188,9 +203,33 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
 
 } // namespace
 
-int64_t nextBatchSize(const SweepState &State) {
-  if (State.Fitted.empty())
-    return 0;
+int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup) {
+  for (const RunLength &Run : Runs)
+    for (const RunLength &Other : Runs)
+      if (Run.EndedEarly && Other.EndedEarly &&
+          Other.BatchSize > Run.BatchSize &&
+          Other.IterationsReached >= Run.IterationsReached)
+        return 0; // a fixed number of steps
+  int64_t Limit = 0;
+  for (const RunLength &Run : Runs) {
+    bool DataRanOut =
+        Run.EndedEarly && llvm::any_of(Runs, [&](const RunLength &Other) {
+          return Other.BatchSize < Run.BatchSize &&
+                 Other.IterationsReached > Run.IterationsReached;
+        });
+    if (!DataRanOut)
+      continue;
+    int64_t Samples = int64_t(Run.IterationsReached) * Run.BatchSize;
+    int64_t Lasts = Samples / int64_t(Warmup + 3);
+    if (Lasts > 0)
+      Limit = Limit ? std::min(Limit, Lasts) : Lasts;
+  }
+  return Limit;
+}
+
+namespace {
+
+int64_t nextBatchSizeForTheCapacity(const SweepState &State) {
   std::vector<SweepPoint> Fitted = State.Fitted;
   llvm::sort(Fitted, [](const SweepPoint &A, const SweepPoint &B) {
     return A.BatchSize < B.BatchSize;
@@ -236,6 +275,25 @@ int64_t nextBatchSize(const SweepState &State) {
   return int64_t(Next);
 }
 
+} // namespace
+
+int64_t nextBatchSize(const SweepState &State) {
+  if (State.Fitted.empty())
+    return 0;
+  int64_t Next = nextBatchSizeForTheCapacity(State);
+  if (!State.DataLimit || Next <= State.DataLimit)
+    return Next;
+  // Past the data's limit a run measures too few iterations, or none: as
+  // far as the data lasts, then where the time bends.
+  std::vector<SweepPoint> Fitted = State.Fitted;
+  llvm::sort(Fitted, [](const SweepPoint &A, const SweepPoint &B) {
+    return A.BatchSize < B.BatchSize;
+  });
+  if (double(State.DataLimit) > double(Fitted.back().BatchSize) * 1.05)
+    return State.DataLimit;
+  return whereTheTimeBends(Fitted, State.MinTimeChange);
+}
+
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
   try {
     YAML::Node Root = YAML::LoadFile(Path.str());
@@ -250,6 +308,7 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     Run.IterationsAsked = Root["iterations_asked"].as<unsigned>(0);
     Run.MinIterations = Root["min_iterations"].as<unsigned>(0);
     Run.IterationsReached = Root["iterations_reached"].as<unsigned>(0);
+    Run.EpochEndIterations = Root["epoch_end_iterations"].as<unsigned>(0);
     YAML::Node Ms = Root["iteration_ms"];
     Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
                        Ms["stddev"].as<double>(), Ms["min"].as<double>(),
@@ -468,6 +527,11 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
       State.Fitted.push_back(
           {Size.BatchSize, Size.peakBytes(), Size.middle().IterationMs.Median});
   State.FirstOutOfMemory = FirstOutOfMemory;
+  std::vector<RunLength> Lengths;
+  for (const SizeRuns &Size : Sizes)
+    Lengths.push_back({Size.BatchSize, Size.first().IterationsReached,
+                       Size.first().EndedEarly});
+  State.DataLimit = dataLimit(Lengths, Options.Warmup);
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
   State.RunsLeft = std::max(RunsLeft, 1u);
@@ -542,7 +606,7 @@ void repeatTimingRuns(
         return;
       }
       MeasuredRun &Run = *Repeat->Run;
-      Progress << ", " << Run.Iterations << " iterations";
+      Progress << ", " << describeIterations(Run);
       if (!Run.Stopped.empty())
         Progress << " (" << Run.Stopped << ")";
       Progress << "\n";
@@ -692,7 +756,7 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     Size.Timing.push_back(std::move(*Timing->Run));
     Size.WallSeconds = Size.first().WallSeconds;
     const MeasuredRun &Run = Size.first();
-    Progress << ", " << Run.Iterations << " iterations";
+    Progress << ", " << describeIterations(Run);
     if (!Run.Stopped.empty())
       Progress << " (" << Run.Stopped << ")";
     if (Run.EndedEarly)

@@ -266,6 +266,9 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << Run.IterationsAsked;
   if (!Run.Stopped.empty())
     Out << YAML::Key << "stopped" << YAML::Value << Run.Stopped;
+  if (Run.EpochEndIterations)
+    Out << YAML::Key << "epoch_end_iterations" << YAML::Value
+        << Run.EpochEndIterations;
   if (!Run.GpuMsSource.empty())
     Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
   if (!Run.TimingRunMedians.empty())
@@ -461,6 +464,7 @@ MeasuredRun readRun(const YAML::Node &Node) {
   Run.EndedEarly = get<bool>(Node, "ended_early");
   Run.IterationsAsked = get<unsigned>(Node, "iterations_asked");
   Run.Stopped = get<std::string>(Node, "stopped");
+  Run.EpochEndIterations = get<unsigned>(Node, "epoch_end_iterations");
   Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
   Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap())

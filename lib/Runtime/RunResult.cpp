@@ -73,9 +73,9 @@ double relativeMedianError(const double *Values, int N) {
 }
 
 StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
-                      int Measured, double ElapsedSeconds) {
+                      int Measured, double ElapsedSeconds, int Spent) {
   int Max = std::max(1, Rule.MaxIterations);
-  if (Measured >= Max)
+  if (std::max(Measured, Spent) >= Max)
     return StopReason::Count;
   if (Measured < std::min(std::max(1, Rule.MinIterations), Max))
     return StopReason::Continue;
@@ -157,9 +157,9 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::fprintf(Out, "ended_early: %s\n", R.EndedEarly ? "true" : "false");
   std::fprintf(Out,
                "warmup: %d\niterations_asked: %d\nmin_iterations: %d\n"
-               "iterations_reached: %d\n",
+               "iterations_reached: %d\nepoch_end_iterations: %d\n",
                R.Warmup, R.IterationsAsked, R.MinIterations,
-               R.IterationsReached);
+               R.IterationsReached, R.EpochEndIterations);
   std::fprintf(Out, "torch_version: ");
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\nthreads: %d\n", R.Threads);

@@ -128,8 +128,14 @@ const Config &config() {
 /// nothing.
 struct IterationClock {
   std::array<int64_t, MaxIterations * 2 + 2> StartNs{};
-  /// The measured iterations' times so far, for the stopping rule.
+  /// The measured iterations' times so far, those across an epoch's end
+  /// left out, for the stopping rule.
   std::array<double, MaxIterations> MeasuredMs{};
+  int MeasuredCount = 0;
+  /// Per iteration: a start of the training loop (loop_begin) fell inside
+  /// it, so it spans an epoch's end.
+  std::array<bool, MaxIterations * 2 + 2> AcrossLoopStart{};
+  std::atomic<bool> LoopStarted{false};
   /// Read by the callbacks on autograd threads too.
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
@@ -523,12 +529,13 @@ void describeEnvironment(RunResult &R) {
 /// spent outside every scope, backward ops of no known scope, and forward
 /// allocations outside every scope (or on other threads).
 std::vector<RunResult::Layer> layerRows(const RunResult &R,
+                                        int WindowIterations,
                                         const ScopeBytes &ActivationsAtPeak,
                                         const ModuleWeights &Weights) {
   std::vector<RunResult::Layer> Rows;
-  if (!R.Iterations)
+  if (!WindowIterations)
     return Rows;
-  double PerIteration = 1e6 * R.Iterations;
+  double PerIteration = 1e6 * WindowIterations;
   int64_t ScopedForwardNs = 0, ScopedActivations = 0;
   for (int Id = 0; Id < MaxScopes; ++Id) {
     if (!Entered[Id].load(std::memory_order_relaxed))
@@ -567,13 +574,22 @@ RunResult collect(StopReason Why) {
   R.Warmup = C.Warmup;
   R.IterationsAsked = C.Iterations;
   R.MinIterations = C.Stop.MinIterations;
-  std::vector<double> Ms;
+  // The window's iterations, and those of them that do not span an epoch's
+  // end; where every one does (a loop entered once an iteration), all count.
+  std::vector<double> Window, Kept;
   int Count = Clock.Count.load();
   R.IterationsReached = Count;
-  for (int I = C.Warmup; I + 1 < Count && int(Ms.size()) < C.Iterations; ++I)
-    Ms.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
-  R.Iterations = int(Ms.size());
-  R.IterationMs = summarize(Ms);
+  for (int I = C.Warmup; I + 1 < Count && int(Window.size()) < C.Iterations;
+       ++I) {
+    Window.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
+    if (!Clock.AcrossLoopStart[size_t(I)])
+      Kept.push_back(Window.back());
+  }
+  if (Kept.empty())
+    Kept = Window;
+  R.Iterations = int(Kept.size());
+  R.EpochEndIterations = int(Window.size() - Kept.size());
+  R.IterationMs = summarize(Kept);
   R.Throughput = R.IterationMs.Median > 0
                      ? double(R.BatchSize) * 1000.0 / R.IterationMs.Median
                      : 0;
@@ -588,9 +604,12 @@ RunResult collect(StopReason Why) {
   const TaggedBytes &Tags = Device ? *Device : Tracker;
   c10::DeviceType On = Device ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
   R.PeakByPhase = Tags.peakByPhase();
-  if (R.Iterations)
+  // The hooks summed over the whole window, epoch ends included.
+  int WindowIterations = int(Window.size());
+  if (WindowIterations)
     for (size_t I = 0; I < NumPhases; ++I)
-      R.TimeSplitMs[I] = double(PhaseTime.Ns[I].load()) / 1e6 / R.Iterations;
+      R.TimeSplitMs[I] =
+          double(PhaseTime.Ns[I].load()) / 1e6 / WindowIterations;
   ModuleWeights Weights;
   if (R.HasMemoryBreakdown) {
     Weights = moduleWeights(On);
@@ -599,7 +618,7 @@ RunResult collect(StopReason Why) {
     // Only the allocation tags: activations are the forward phase's bytes.
     R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
   }
-  R.Layers = layerRows(R, Tags.peakForwardByScope(), Weights);
+  R.Layers = layerRows(R, WindowIterations, Tags.peakForwardByScope(), Weights);
   cuda::completeLayers(R); // a CUDA run: gpu_ms per layer, untracked rest
   return R;
 }
@@ -720,19 +739,32 @@ void iteration_begin() noexcept {
           Now - Last, std::memory_order_relaxed);
   }
   Clock.StartNs[Index] = Now;
+  // A loop start since the last iteration began: that iteration spans an
+  // epoch's end. The first start comes before the first iteration.
+  if (Clock.LoopStarted.exchange(false, std::memory_order_relaxed) && Index > 0)
+    Clock.AcrossLoopStart[size_t(Index - 1)] = true;
   Clock.Count.store(Index + 1, std::memory_order_relaxed);
   if (C.Hooks)
     Tracker.setPhase(Phase::Data);
   if (Index == C.Warmup)
     Tracker.resetPeak(); // the measured iterations' peak, not the warm-up's
-  int Measured = Index - C.Warmup;
-  if (Measured <= 0)
+  int Spent = Index - C.Warmup;
+  if (Spent <= 0)
     return;
-  Clock.MeasuredMs[Measured - 1] = double(Now - Clock.StartNs[Index - 1]) / 1e6;
-  StopReason Why = whenToStop(C.Stop, Clock.MeasuredMs.data(), Measured,
-                              double(Now - Clock.ProgramStartNs) / 1e9);
+  if (!Clock.AcrossLoopStart[size_t(Index - 1)] &&
+      Clock.MeasuredCount < MaxIterations)
+    Clock.MeasuredMs[size_t(Clock.MeasuredCount++)] =
+        double(Now - Clock.StartNs[Index - 1]) / 1e6;
+  StopReason Why =
+      whenToStop(C.Stop, Clock.MeasuredMs.data(), Clock.MeasuredCount,
+                 double(Now - Clock.ProgramStartNs) / 1e9, Spent);
   if (Why != StopReason::Continue)
     finish(Why);
+}
+
+void loop_begin() noexcept {
+  if (config().Active)
+    Clock.LoopStarted.store(true, std::memory_order_relaxed);
 }
 
 void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {

@@ -143,13 +143,15 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
                 "net.forward(torch::randn({Config::kBatch, 4})); })"),
       std::string::npos)
       << Text;
-  EXPECT_NE(Text.find("for (int i = 0; i < 3; ++i)\n    { "
-                      "skyline::rt::iteration_begin(); "),
+  // The loop's each start (an epoch's) is marked, inside braces of its own
+  // around the whole loop, so an unbraced body stays one statement.
+  EXPECT_NE(Text.find("{ skyline::rt::loop_begin(); for (int i = 0; i < 3; "
+                      "++i)\n    { skyline::rt::iteration_begin(); "),
             std::string::npos)
       << Text;
   EXPECT_NE(
       Text.find("skyline::rt::optimizer_step([&]() -> decltype(auto) { return "
-                "opt.step(); }); }\n"),
+                "opt.step(); }); } }\n"),
       std::string::npos)
       << Text;
   EXPECT_NE(Text.find("torch::optim::SGD opt(net.parameters(), 0.1); "

@@ -91,6 +91,45 @@ TEST(MeasureTest, SweepStepsNoFurtherThanARunsTimeAllows) {
   EXPECT_EQ(nextBatchSize(State), 128);
 }
 
+TEST(MeasureTest, DataLimitIsWhereTheDataStillLastsTwoMeasuredIterations) {
+  // 2 epochs of 2,048 samples: at 16 the run stopped by its rule after
+  // reaching 26; at 560 the program returned after 2 x 4 = 8, 4,480
+  // samples by that count; shared out over 2 warm-up and 3 more (two
+  // measured intervals), 896 a batch.
+  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 2), 896);
+  // At 896 it reaches 2 x 3 = 6 (5,376 / 5 = 1,075): the smaller limit holds.
+  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}, {896, 6, true}}, 2),
+            896);
+  EXPECT_EQ(dataLimit({{896, 6, true}, {560, 8, true}, {16, 26, false}}, 2),
+            896)
+      << "in any order";
+  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 5), 560)
+      << "more warm-up, less room";
+  // One size that ended early says nothing yet about why.
+  EXPECT_EQ(dataLimit({{560, 8, true}}, 2), 0);
+  EXPECT_EQ(dataLimit({{16, 8, false}, {560, 8, true}}, 2), 0);
+  // The same 6 steps at 20 and at 40: a program that counts steps (the
+  // lstm_lm example).
+  EXPECT_EQ(dataLimit({{20, 6, true}, {40, 6, true}}, 2), 0);
+  EXPECT_EQ(dataLimit({{16, 26, false}, {20, 6, true}, {40, 6, true}}, 2), 0);
+  EXPECT_EQ(dataLimit({}, 2), 0);
+}
+
+TEST(MeasureTest, SweepStaysWithinTheData) {
+  SweepState State;
+  State.TargetBytes = 1048576 + 10240 * 4096;
+  State.Fitted = linearProgram({32, 64});
+  State.RunsLeft = 1;
+  EXPECT_EQ(nextBatchSize(State), 4096) << "without a limit";
+  State.DataLimit = 1000;
+  EXPECT_EQ(nextBatchSize(State), 1000) << "as far as the data lasts";
+  State.DataLimit = 66;
+  EXPECT_EQ(nextBatchSize(State), 0)
+      << "at the limit, and a straight line: nothing to try";
+  State.DataLimit = 5000;
+  EXPECT_EQ(nextBatchSize(State), 4096) << "a limit past the capacity";
+}
+
 TEST(MeasureTest, SweepBacksOffAfterAnOutOfMemoryRun) {
   SweepState State;
   State.TargetBytes = 1048576 + 10240 * 4096;
@@ -399,6 +438,49 @@ TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
                                 "first measured one"),
             std::string::npos)
       << M->Problems[0];
+}
+
+TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
+  FakeProgram Program("data-limit");
+  Program.Options.MaxRuns = 10;
+  Program.Options.TimingRuns = 1;
+  // 2 epochs of 2,048 samples, an epoch's last batch a short one: at size b
+  // the program reaches 2 x ceil(2048 / b) iterations. With 9 or more the
+  // run stops by the rule after 5 measured (reaching 8); with fewer the
+  // program returns first, with what it reached less the warm-up and the
+  // unfinished last one measured. Its memory does not grow, so the sweep
+  // doubles.
+  std::string Script = Program.write(
+      "R=$(( 2 * ((2048 + SKYLINE_BATCH_SIZE - 1) / SKYLINE_BATCH_SIZE) ))\n"
+      "if [ $R -ge 9 ]; then\n" +
+          result("timing", 5, false, 8) + "exit 0\nfi\n" +
+          "if [ $R -le 3 ]; then\n" + result("timing", 0, true, 2) +
+          "exit 0\nfi\n" +
+          "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
+          "batch_size: $SKYLINE_BATCH_SIZE\noom: false\n"
+          "iterations: $((R - 3))\nmode: timing\nstopped: ended_early\n"
+          "ended_early: true\nwarmup: 2\niterations_asked: 50\n"
+          "min_iterations: 5\niterations_reached: $R\n"
+          "iteration_ms: {median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, "
+          "max: 2.1}\nthroughput: 4000\npeak_bytes: 5000\nEOF\n",
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // 8 to 1024 double. 512 ended early after 8 iterations, as many as the
+  // smaller sizes reached before their rule stopped them: not yet a sign.
+  // 1024 reached 4: its data ran out, and lasts 4 x 1024 / 5 = 819 a batch
+  // for two measured iterations. The sweep does not try 2048 (it would
+  // reach 2, none measured), and with a straight time line there is no
+  // bend to add a size at.
+  std::vector<int64_t> Sizes;
+  for (const MeasuredRun &Run : M->Runs)
+    Sizes.push_back(Run.BatchSize);
+  EXPECT_EQ(Sizes, (std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512, 1024}))
+      << Program.Progress;
+  EXPECT_EQ(M->Runs.back().Iterations, 1u);
+  for (const std::string &Problem : M->Problems)
+    EXPECT_EQ(Problem.find("before its first measured one"), std::string::npos)
+        << Problem;
 }
 
 TEST(MeasureTest, RunWithNoMeasuredIterationIsAnError) {

@@ -35,6 +35,8 @@ ProgramModel sampleModel() {
   Loop.Line = 40;
   Loop.Column = 3;
   Loop.Function = "train";
+  Loop.LoopOffset = 930;
+  Loop.LoopLength = 180;
   OptimizerSite Opt{"optimizer",
                     "torch::optim::SGD",
                     "/src/train.cpp",
@@ -62,6 +64,8 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->BatchSize->Kind, BatchSizeKind::NamespaceConstant);
   EXPECT_EQ(Read->Modules[1].Parent, "layer");
   EXPECT_EQ(Read->TrainingLoops[0].Optimizers[0].LearningRateText, "0.01");
+  EXPECT_EQ(Read->TrainingLoops[0].LoopOffset, 930u);
+  EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {

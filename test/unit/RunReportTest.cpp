@@ -40,6 +40,7 @@ SavedReport sample() {
                             Run.IterationMs.Median};
     Run.PeakBytes = 1000000 + 5000 * Size;
     Run.GpuMsSource = Size == 32 ? "cupti" : "";
+    Run.EpochEndIterations = Size == 64 ? 2 : 0;
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
     Run.PeakBytesByPhase = {{"construction", 4198400}};
@@ -82,6 +83,8 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[1].TimingRunMedians, (std::vector<double>{8.9, 8.4}));
   EXPECT_TRUE(M.Runs[2].TimingRunMedians.empty());
   EXPECT_EQ(M.Runs[0].GpuMsSource, "cupti");
+  EXPECT_EQ(M.Runs[0].EpochEndIterations, 0u);
+  EXPECT_EQ(M.Runs[1].EpochEndIterations, 2u);
   EXPECT_EQ(M.Runs[1].GpuMsSource, "");
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];

@@ -336,6 +336,39 @@ TEST(RuntimeRunTest, ProgramThatEndsEarlyWritesAPartialResult) {
   }
 }
 
+TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
+  for (const char *Mode : {"breakdown", "timing"}) {
+    // 3 epochs of 4 steps: steps 0-11, the last one unfinished at exit. Of
+    // the measured 2..10, steps 3 and 7 span an epoch's end (a quarter
+    // batch, then 60 ms of evaluation): 7 are kept.
+    ProgramRun R = runProgram(std::string("SKYLINE_RESULT=x SKYLINE_WARMUP=2 "
+                                          "SKYLINE_ITERATIONS=20 "
+                                          "SKYLINE_MODE=") +
+                                  Mode,
+                              "epochs");
+    ASSERT_EQ(R.ExitCode, 0) << R.Output;
+    EXPECT_NE(R.Output.find("trained 3 epochs"), std::string::npos);
+    EXPECT_EQ(field(R.Result, "iterations_reached"), 12) << R.Result;
+    EXPECT_EQ(field(R.Result, "iterations"), 7) << R.Result;
+    EXPECT_EQ(field(R.Result, "epoch_end_iterations"), 2) << R.Result;
+    std::smatch Max;
+    ASSERT_TRUE(std::regex_search(R.Result, Max,
+                                  std::regex("iteration_ms: \\{.* max: "
+                                             "([0-9.]+)\\}")))
+        << R.Result;
+    EXPECT_LT(std::stod(Max[1]), 60.0)
+        << "an epoch's evaluation is not an iteration\n"
+        << R.Result;
+  }
+  // Without the marks (a program the instrumenter did not mark) every step
+  // counts, as before.
+  ProgramRun Unmarked = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_WARMUP=2 SKYLINE_ITERATIONS=3", "short");
+  ASSERT_EQ(Unmarked.ExitCode, 0) << Unmarked.Output;
+  EXPECT_EQ(field(Unmarked.Result, "epoch_end_iterations"), 0)
+      << Unmarked.Result;
+}
+
 TEST(RuntimeRunTest, StoppingRule) {
   using skyline::rt::StopReason;
   skyline::rt::StoppingRule Rule;
@@ -363,6 +396,10 @@ TEST(RuntimeRunTest, StoppingRule) {
   Rule.TimeLimitSeconds = 0;
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 49, 0), StopReason::Continue);
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 50, 0), StopReason::Count);
+  // Iterations left out at an epoch's end still use up the most: 47 kept
+  // of 50 spent is the end.
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 47, 0, 49), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Flat.data(), 47, 0, 50), StopReason::Count);
   // The fewest is at most the most.
   Rule.MaxIterations = 3;
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 3, 0), StopReason::Count);

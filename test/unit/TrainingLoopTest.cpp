@@ -116,4 +116,49 @@ struct Trainer {
   EXPECT_EQ(Loop.Optimizers[0].LearningRateText, "0.2");
 }
 
+/// The text of the loop statement the instrumenter marks.
+std::string loopText(llvm::StringRef Code, const TrainingLoop &Loop) {
+  return Code.substr(Loop.LoopOffset, Loop.LoopLength).str();
+}
+
+TEST(TrainingLoopTest, TheWholeLoopStatementIsKnown) {
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#define TRAIN_LOOP for (int s = 0; s < 3; ++s)
+void step(torch::optim::SGD &opt) { opt.step(); }
+int main() {
+  torch::nn::Linear net(4, 4);
+  torch::optim::SGD opt(net->parameters(), 0.1);
+  for (int e = 0; e < 2; ++e)
+    for (int s = 0; s < 3; ++s) net->forward(torch::randn({8, 4})).mean().backward(), opt.step();
+  int left = 3;
+  do {
+    net->forward(torch::randn({8, 4})).mean().backward();
+    opt.step();
+  } while (--left > 0);
+  TRAIN_LOOP { net->forward(torch::randn({8, 4})).mean().backward(); step(opt); }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 3u);
+  auto At = [&](unsigned Line) -> const TrainingLoop & {
+    for (const TrainingLoop &Loop : Model.TrainingLoops)
+      if (Loop.Line == Line)
+        return Loop;
+    ADD_FAILURE() << "no training loop at line " << Line;
+    return Model.TrainingLoops[0];
+  };
+  // An unbraced body through its `;`.
+  EXPECT_EQ(loopText(Code, At(9)),
+            "for (int s = 0; s < 3; ++s) net->forward(torch::randn({8, "
+            "4})).mean().backward(), opt.step();");
+  // A do-while through the `;` after its condition.
+  EXPECT_EQ(loopText(Code, At(11)),
+            "do {\n    net->forward(torch::randn({8, 4})).mean().backward();\n"
+            "    opt.step();\n  } while (--left > 0);");
+  // A loop from a macro is not marked: braces there could land inside it.
+  EXPECT_EQ(At(15).LoopLength, 0u);
+  EXPECT_GT(At(15).BodyLength, 0u);
+}
+
 } // namespace

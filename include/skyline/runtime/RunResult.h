@@ -60,8 +60,10 @@ double relativeMedianError(const double *Values, int N);
 
 /// Whether a run that has measured the Measured iteration times in
 /// IterationMs, ElapsedSeconds after the program started, stops now.
+/// Spent, when larger, counts the iterations used up, those left out of
+/// the times (an epoch's end) included: MaxIterations bounds it.
 StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
-                      int Measured, double ElapsedSeconds);
+                      int Measured, double ElapsedSeconds, int Spent = 0);
 
 struct RunResult {
   int64_t BatchSize = 0;
@@ -76,6 +78,11 @@ struct RunResult {
   int IterationsAsked = 0;   // the most the run was to measure
   int MinIterations = 0;     // the fewest, unless the program ends first
   int IterationsReached = 0; // loop body starts seen, warm-up included
+  /// Measured iterations that spanned a start of the training loop (an
+  /// epoch's end: its last batch, often a smaller one, and what the program
+  /// does between epochs), left out of IterationMs. 0 when every measured
+  /// iteration did: then they are all kept.
+  int EpochEndIterations = 0;
   /// False where the memory kinds and the layers' weight bytes are not
   /// known: a timing run, or a program that ended early (its modules and
   /// optimizers are gone by then).

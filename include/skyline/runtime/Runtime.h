@@ -37,6 +37,11 @@ const char *batch_size_text(const char *Declared) noexcept;
 /// Marks the start of one pass of the training loop body.
 void iteration_begin() noexcept;
 
+/// Marks a start of the training loop itself (an epoch's). The iteration
+/// that spans it holds the last, often smaller, batch of an epoch and what
+/// the program does between epochs: it is left out of the iteration time.
+void loop_begin() noexcept;
+
 /// Module is the module the call site calls, or null when unknown; the
 /// first time a scope calls a module, its parameters and buffers count as
 /// the layer's weights.

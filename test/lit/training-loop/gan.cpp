@@ -29,6 +29,9 @@ int main() {
 // CHECK-NEXT:   body_offset: {{[0-9]+}}
 // CHECK-NEXT:   body_length: {{[0-9]+}}
 // CHECK-NEXT:   body_is_compound: true
+// The whole statement, from its `for` (line 13, column 5) to the body's `}`.
+// CHECK-NEXT:   loop_offset: 698
+// CHECK-NEXT:   loop_length: 314
 // CHECK-NEXT:   optimizers:
 // CHECK-NEXT:     - name: g_opt
 // CHECK-NEXT:       type: torch::optim::Adam

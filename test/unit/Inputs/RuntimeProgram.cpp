@@ -8,13 +8,18 @@
 // as a program that runs out of data does. With `layers`: a model (scope 0)
 // whose layers are called in scopes that name their module: a dominant
 // Linear(1024, 1024) (scope 1), a BatchNorm2d(64) (scope 2) and a Linear(1024,
-// 16) (scope 3).
+// 16) (scope 3). With `epochs`: 3 epochs of 4 steps, each marked by
+// loop_begin() as the instrumenter marks a training loop; an epoch's last
+// step is a quarter batch and each epoch ends with 60 ms of other work (an
+// evaluation), so the step across an epoch's end is the odd one out.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 const int64_t kBatchSize = skyline::rt::batch_size(16);
 
@@ -79,6 +84,26 @@ int trainLayers() {
   return 0;
 }
 
+int trainEpochs() {
+  torch::nn::Linear model(256, 256);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    {
+      skyline::rt::loop_begin();
+      for (int step = 0; step < 4; ++step) {
+        skyline::rt::iteration_begin();
+        auto x = torch::randn({step == 3 ? kBatchSize / 4 : kBatchSize, 256});
+        optimizer.zero_grad();
+        model->forward(x).pow(2).mean().backward();
+        optimizer.step();
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -86,6 +111,11 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "short") == 0) {
     trainSequential(6);
     std::printf("trained 6 steps\n");
+    return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "epochs") == 0) {
+    trainEpochs();
+    std::printf("trained 3 epochs\n");
     return 0;
   }
   bool Layers = argc > 1 && std::strcmp(argv[1], "layers") == 0;
