@@ -552,16 +552,46 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   return State;
 }
 
-/// "3 timing runs at batch size 8": the repeats' progress and problems.
+/// "timing run 2/3 at batch size 8": the repeats' progress and problems;
+/// a run past Passes is one of those a size with few iterations a run gets.
 std::string repeatName(unsigned Pass, unsigned Passes, int64_t BatchSize) {
+  if (Pass > Passes)
+    return "timing run " + std::to_string(Pass) + " at batch size " +
+           std::to_string(BatchSize) + " (few iterations a run)";
   return "timing run " + std::to_string(Pass) + "/" + std::to_string(Passes) +
          " at batch size " + std::to_string(BatchSize);
 }
 
+/// The iterations a size's timing runs measured, all together.
+unsigned measuredIterations(const SizeRuns &Size) {
+  unsigned Total = 0;
+  for (const MeasuredRun &Run : Size.Timing)
+    Total += Run.Iterations;
+  return Total;
+}
+
+/// Whether a size takes part in pass Pass: every size up to TimingRuns;
+/// past it, up to MostPasses, a size whose data gives its runs fewer
+/// iterations than --min-iterations together (a median of single
+/// iterations is a median of runs of one).
+unsigned mostTimingRuns(unsigned TimingRuns) {
+  return 3 * std::max(TimingRuns, 1u);
+}
+
+bool takesPart(const SizeRuns &Size, unsigned Pass, unsigned TimingRuns,
+               unsigned MostPasses, unsigned MinIterations) {
+  if (!Size.Repeatable)
+    return false;
+  if (Pass <= TimingRuns)
+    return true;
+  return Pass <= MostPasses && measuredIterations(Size) < MinIterations;
+}
+
 /// Passes 2 to TimingRuns over the sizes that measured, interleaved so that
-/// a slow spell of the machine touches every size alike; each size keeps
-/// its middle timing run. Problems are kept, never fatal: the first pass's
-/// figures stand.
+/// a slow spell of the machine touches every size alike, then more passes
+/// for the sizes whose runs measured too few iterations together; each
+/// size keeps its middle timing run. Problems are kept, never fatal: the
+/// first pass's figures stand.
 void repeatTimingRuns(
     llvm::StringRef Executable, const MeasureOptions &Options,
     unsigned TimingRuns, const std::string &RunsDir,
@@ -569,28 +599,33 @@ void repeatTimingRuns(
     llvm::raw_ostream &Progress, llvm::function_ref<double()> Spent,
     llvm::function_ref<bool()> BudgetSpent,
     llvm::function_ref<void(const std::string &)> NoteBudget) {
-  unsigned RunsLeft =
-      unsigned(llvm::count_if(
-          Sizes, [](const SizeRuns &Size) { return Size.Repeatable; })) *
-      (TimingRuns - 1);
-  for (unsigned Pass = 2; Pass <= TimingRuns; ++Pass) {
+  unsigned MostPasses = mostTimingRuns(TimingRuns);
+  unsigned MinIterations = std::min(Options.MinIterations, Options.Iterations);
+  auto RunsLeftFrom = [&](unsigned Pass, size_t From) {
+    unsigned Left = 0;
+    for (unsigned P = Pass; P <= MostPasses; ++P)
+      for (size_t I = P == Pass ? From : 0; I < Sizes.size(); ++I)
+        Left += takesPart(Sizes[I], P, TimingRuns, MostPasses, MinIterations);
+    return Left;
+  };
+  for (unsigned Pass = 2; Pass <= MostPasses; ++Pass) {
     for (size_t I = 0; I < Sizes.size(); ++I) {
       SizeRuns &Size = Sizes[I];
-      if (!Size.Repeatable)
+      if (!takesPart(Size, Pass, TimingRuns, MostPasses, MinIterations))
         continue;
+      unsigned RunsLeft = RunsLeftFrom(Pass, I);
       if (BudgetSpent()) {
         NoteBudget(std::to_string(RunsLeft) +
                    " repeated timing run(s) left out (--timing-runs)");
         return;
       }
-      Progress << "skyline-check: "
-               << repeatName(Pass, TimingRuns, Size.BatchSize) << "...";
+      std::string Name = repeatName(Pass, TimingRuns, Size.BatchSize);
+      Progress << "skyline-check: " << Name << "...";
       Progress.flush();
       auto Repeat = runOnce(
           Executable, Size.BatchSize, RunKind::Timing,
           timingRunSeconds(Options.TimeBudgetSeconds, Spent(), RunsLeft, false),
           Options, RunsDir, Pass);
-      --RunsLeft;
       if (!Repeat) {
         Progress << "\n";
         Result.Problems.push_back(llvm::toString(Repeat.takeError()));
@@ -612,7 +647,7 @@ void repeatTimingRuns(
       Progress << "\n";
       if (Run.OutOfMemory) {
         Result.Problems.push_back(
-            repeatName(Pass, TimingRuns, Size.BatchSize) +
+            Name +
             " ran out of memory, the first did not: its time is left out");
         Size.Repeatable = false;
       } else {

@@ -619,6 +619,51 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheMiddleKept) {
       << Program.Progress;
 }
 
+TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
+  FakeProgram Program("few-iterations");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 3;
+  // At 16 the program's data gives each run one measured iteration; at 8,
+  // five. The counter's medians in the order the runs are made.
+  std::string Counter = Program.Dir + "/timing-count";
+  std::string Script = Program.write(
+      "N=$(( $(cat " + Counter +
+          " 2>/dev/null || echo 0) + 1 ))\n"
+          "echo $N > " +
+          Counter +
+          "\n"
+          "MEDIAN=$(echo '2.0 9.0 2.1 5.0 2.2 7.0 6.0 8.0 4.0 1.0' | cut -d' ' "
+          "-f$N)\n"
+          "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
+          Program.Dir +
+          "/timing.txt\n"
+          "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
+          result("timing", 1, true, 4, false,
+                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0, min: $MEDIAN, "
+                 "max: $MEDIAN}") +
+          "exit 0\nfi\n" +
+          result("timing", 5, false, 8, false,
+                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
+                 "max: 9.0}"),
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // Three passes over both sizes, then 16 alone until its runs' iterations
+  // add up to --min-iterations (5): two runs more.
+  EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
+            "8 2.0\n16 9.0\n8 2.1\n16 5.0\n8 2.2\n16 7.0\n16 6.0\n16 8.0\n");
+  ASSERT_EQ(M->Runs.size(), 2u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.1, 2.2}));
+  EXPECT_EQ(M->Runs[1].TimingRunMedians,
+            (std::vector<double>{9.0, 5.0, 7.0, 6.0, 8.0}));
+  EXPECT_DOUBLE_EQ(M->Runs[1].IterationMs.Median, 7.0) << "the middle of 5";
+  EXPECT_NE(Program.Progress.find("skyline-check: timing run 5 at batch size "
+                                  "16 (few iterations a run)..."),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("timing run 6 "), std::string::npos);
+}
+
 TEST(MeasureTest, OfTwoTimingRunsTheFasterIsKept) {
   FakeProgram Program("two-runs");
   Program.Options.TimingRuns = 2;
