@@ -173,6 +173,10 @@ struct MeasuredRun {
   /// On CUDA: the device memory the program could hold (free plus the
   /// caching allocator's own); 0 on the CPU.
   int64_t DeviceCapacityBytes = 0;
+  /// The median of a timing run with glibc's dynamic malloc thresholds,
+  /// made at the declared size when the others had them pinned (on the
+  /// CPU); 0: none.
+  double DynamicMallocMs = 0;
   /// On CUDA: where the layers' GpuMs came from (cupti, or cuda_events when
   /// CUPTI is unavailable: a scope's span on the stream, gaps included);
   /// empty when no layer has one.

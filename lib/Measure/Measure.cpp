@@ -410,15 +410,18 @@ struct Attempt {
   bool EndedBeforeMeasuring = false;
 };
 
-/// Pass > 1: a repeated timing run, with its own log and result file.
+/// Pass > 1: a repeated timing run, with its own log and result file; a
+/// Tag names a run of another kind the same way.
 llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
                                 RunKind Mode, double TimeLimitSeconds,
                                 const MeasureOptions &Options,
-                                const std::string &RunsDir, unsigned Pass = 1) {
+                                const std::string &RunsDir, unsigned Pass = 1,
+                                llvm::StringRef Tag = "") {
   bool Breakdown = Mode == RunKind::Breakdown;
   std::string Stem = RunsDir + "/batch-" + std::to_string(BatchSize) +
                      (Breakdown ? "-breakdown" : "") +
-                     (Pass > 1 ? "-run" + std::to_string(Pass) : "");
+                     (Pass > 1 ? "-run" + std::to_string(Pass) : "") +
+                     (Tag.empty() ? "" : "-" + Tag.str());
   std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
   llvm::sys::fs::remove(ResultPath);
   unsigned Most =
@@ -851,6 +854,40 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
   }
   repeatTimingRuns(Executable, Options, TimingRuns, RunsDir, Sizes, Result,
                    Progress, Spent, BudgetSpent, NoteBudget);
+  // With the thresholds pinned, how the program runs as the user runs it:
+  // one more timing run at the declared size with glibc's own
+  // (skyline-malloc-thresholds compares the two).
+  if (Result.MallocThresholdsUsed == "pinned" && Result.DeviceType == "cpu" &&
+      !Sizes.empty() && Sizes.front().Repeatable &&
+      Sizes.front().BatchSize == DeclaredBatchSize) {
+    if (BudgetSpent()) {
+      if (!Result.TimeBudgetSpent) // else the user knows already
+        NoteBudget("no run with glibc's dynamic malloc thresholds");
+      return Result;
+    }
+    MeasureOptions Dynamic = Options;
+    Dynamic.Malloc = MallocThresholds::Dynamic;
+    Progress << "skyline-check: timing run with glibc's dynamic malloc "
+                "thresholds at batch size "
+             << DeclaredBatchSize << "...";
+    Progress.flush();
+    auto Run = runOnce(
+        Executable, DeclaredBatchSize, RunKind::Timing,
+        timingRunSeconds(Options.TimeBudgetSeconds, Spent(), 1, false),
+        Dynamic, RunsDir, 1, "dynamic-malloc");
+    if (!Run)
+      return Run.takeError();
+    Progress << llvm::format(" %.1f s\n", Run->Seconds);
+    if (!Run->Run || Run->Run->OutOfMemory || Run->Run->Iterations == 0)
+      Result.Problems.push_back(
+          Run->Run ? "the run with glibc's dynamic malloc thresholds at batch "
+                     "size " +
+                         std::to_string(DeclaredBatchSize) +
+                         " measured nothing; see its log " + Run->Run->Log
+                   : Run->Problem);
+    else
+      Result.Runs.front().DynamicMallocMs = Run->Run->IterationMs.Median;
+  }
   return Result;
 }
 

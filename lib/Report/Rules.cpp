@@ -44,6 +44,14 @@ llvm::ArrayRef<RuleInfo> ruleCatalog() {
        "measured run at the declared batch size, and how activations grow per "
        "sample.",
        "docs/rules/skyline-memory-breakdown.md"},
+      {"skyline-malloc-thresholds",
+       "The program loses time to glibc returning memory each iteration",
+       "With glibc's dynamic malloc thresholds the program took markedly "
+       "longer an iteration at the declared batch size than with them pinned "
+       "(as skyline-check measures): glibc gives memory back to the system "
+       "and faults it in again every iteration. The measured times hold with "
+       "the GLIBC_TUNABLES the runs had, or a caching allocator.",
+       "docs/rules/skyline-malloc-thresholds.md"},
       {"skyline-throughput-regression",
        "Throughput dropped against the baseline",
        "Throughput at the baseline's batch size is lower than the baseline's "
@@ -97,6 +105,7 @@ std::vector<std::unique_ptr<Rule>> createRules() {
   Rules.push_back(createMemoryCapacityRule());
   Rules.push_back(createHotLayerRule());
   Rules.push_back(createMemoryBreakdownRule());
+  Rules.push_back(createMallocThresholdsRule());
   return Rules;
 }
 

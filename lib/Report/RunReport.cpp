@@ -271,6 +271,9 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << Run.EpochEndIterations;
   if (!Run.GpuMsSource.empty())
     Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
+  if (Run.DynamicMallocMs > 0)
+    Out << YAML::Key << "dynamic_malloc_ms" << YAML::Value
+        << Run.DynamicMallocMs;
   if (!Run.TimingRunMedians.empty())
     Out << YAML::Key << "timing_runs" << YAML::Value << YAML::Flow
         << Run.TimingRunMedians;
@@ -467,6 +470,7 @@ MeasuredRun readRun(const YAML::Node &Node) {
   Run.EpochEndIterations = get<unsigned>(Node, "epoch_end_iterations");
   Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
   Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
+  Run.DynamicMallocMs = get<double>(Node, "dynamic_malloc_ms");
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap())
     Run.Breakdown = BreakdownRun{
         get<unsigned>(B, "iterations"), get<double>(B, "iteration_ms"),

@@ -258,7 +258,8 @@ StringRef defaultLevel(StringRef RuleId) {
 StringRef precision(StringRef RuleId) {
   if (RuleId == "skyline-hot-layer" || RuleId == "skyline-memory-breakdown" ||
       RuleId == "skyline-memory-regression" ||
-      RuleId == "skyline-baseline-environment")
+      RuleId == "skyline-baseline-environment" ||
+      RuleId == "skyline-malloc-thresholds")
     return "high";
   return "medium";
 }

@@ -292,6 +292,9 @@ public:
     Options.WorkDir = Dir + "/work";
     Options.MaxRuns = 1;
     Options.Warmup = 2;
+    // No run with glibc's own thresholds besides the others: the test
+    // that pins them asks for it.
+    Options.Malloc = MallocThresholds::Dynamic;
     Options.Iterations = 50;
   }
   ~FakeProgram() { llvm::sys::fs::remove_directories(Dir); }
@@ -763,11 +766,19 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
   ScopedVariable Mmap("MALLOC_MMAP_THRESHOLD_", nullptr);
   ScopedVariable Trim("MALLOC_TRIM_THRESHOLD_", nullptr);
   FakeProgram Program("malloc");
+  Program.Options.Malloc = MallocThresholds::Pinned;
   Program.Options.TimingRuns = 2;
   std::string Seen = Program.Dir + "/tunables.txt";
   std::string Note = "echo \"$SKYLINE_MODE $GLIBC_TUNABLES\" >> " + Seen + "\n";
-  std::string Script = Program.write(Note + result("timing", 5, false, 7),
-                                     Note + result("breakdown", 3, false, 5));
+  // 2.0 ms an iteration with the thresholds pinned, 2.5 ms without.
+  std::string Timing =
+      Note + "case \"$GLIBC_TUNABLES\" in\n*mmap_threshold*)\n" +
+      result("timing", 5, false, 7) + ";;\n*)\n" +
+      result("timing", 5, false, 7, false,
+             "{median: 2.5, mean: 2.5, stddev: 0.1, min: 2.4, max: 2.6}") +
+      ";;\nesac\n";
+  std::string Script =
+      Program.write(Timing, Note + result("breakdown", 3, false, 5));
   auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->MallocThresholdsUsed, "pinned");
@@ -776,8 +787,19 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
       "glibc.malloc.trim_threshold=4611686018427387904";
   EXPECT_EQ(M->GlibcTunables, Tunables) << "the report says what runs had";
   const std::string Expected = Tunables + "\n";
+  // Then one more timing run at the declared size, as the user runs it.
   EXPECT_EQ(fileText(Seen), "timing " + Expected + "breakdown " + Expected +
-                                "timing " + Expected);
+                                "timing " + Expected +
+                                "timing glibc.malloc.arena_max=2\n");
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 2.0);
+  EXPECT_DOUBLE_EQ(M->Runs[0].DynamicMallocMs, 2.5);
+  EXPECT_TRUE(llvm::sys::fs::exists(Program.Options.WorkDir +
+                                    "/runs/batch-8-dynamic-malloc.log"));
+  EXPECT_NE(Program.Progress.find("skyline-check: timing run with glibc's "
+                                  "dynamic malloc thresholds at batch size 8"),
+            std::string::npos)
+      << Program.Progress;
 
   Program.Options.Malloc = MallocThresholds::Dynamic;
   llvm::sys::fs::remove(Seen);
@@ -785,6 +807,7 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->MallocThresholdsUsed, "dynamic");
   EXPECT_EQ(M->GlibcTunables, "");
+  EXPECT_DOUBLE_EQ(M->Runs[0].DynamicMallocMs, 0) << "no second opinion";
   EXPECT_EQ(fileText(Seen), "timing glibc.malloc.arena_max=2\n"
                             "breakdown glibc.malloc.arena_max=2\n"
                             "timing glibc.malloc.arena_max=2\n");

@@ -202,6 +202,39 @@ TEST(RulesTest, MemoryBreakdownNoteAddsThePerSampleCost) {
       "activations 156 KiB, untracked 586 KiB; each sample adds 9.77 KiB");
 }
 
+TEST(RulesTest, MallocThresholdsWarnWhenGlibcsOwnAreMarkedlySlower) {
+  Fixture F(16);
+  F.Measured.GlibcTunables = "glibc.malloc.mmap_threshold=33554432";
+  // 3.6 ms pinned; 4.5 ms with glibc's own thresholds is 25% longer.
+  F.Measured.Runs.front().DynamicMallocMs = 4.5;
+  std::vector<Finding> All = F.run();
+  auto Found = byRule(All, "skyline-malloc-thresholds");
+  ASSERT_EQ(Found.size(), 1u);
+  EXPECT_EQ(Found[0]->Level, DiagLevel::Warning);
+  EXPECT_EQ(Found[0]->At.Line, 2u) << "at the batch-size literal";
+  EXPECT_EQ(Found[0]->Message,
+            "at batch size 16 an iteration takes 4.50 ms with glibc's dynamic "
+            "malloc thresholds, 25% longer than the 3.60 ms measured with them "
+            "pinned: glibc gives memory back to the system and faults it in "
+            "again each iteration; train with "
+            "GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432 (or a caching "
+            "allocator such as jemalloc)");
+  // 3.96 ms is 10% longer: within what two runs differ by.
+  F.Measured.Runs.front().DynamicMallocMs = 3.96;
+  EXPECT_TRUE(byRule(F.run(), "skyline-malloc-thresholds").empty());
+  // The pinned timing runs took 3.6, 3.5 and 4.2 ms: 4.5 ms is 7% above the
+  // slowest of them, within what runs differ by.
+  F.Measured.Runs.front().TimingRunMedians = {3.6, 3.5, 4.2};
+  F.Measured.Runs.front().DynamicMallocMs = 4.5;
+  EXPECT_TRUE(byRule(F.run(), "skyline-malloc-thresholds").empty());
+  F.Measured.Runs.front().DynamicMallocMs = 4.7;
+  EXPECT_EQ(byRule(F.run(), "skyline-malloc-thresholds").size(), 1u)
+      << "12% above the slowest";
+  // Not measured (dynamic or the user's thresholds): nothing to say.
+  F.Measured.Runs.front().DynamicMallocMs = 0;
+  EXPECT_TRUE(byRule(F.run(), "skyline-malloc-thresholds").empty());
+}
+
 TEST(RulesTest, NolintSpellings) {
   EXPECT_TRUE(isSilenced("x(); // NOLINT", "", "skyline-hot-layer"));
   EXPECT_TRUE(

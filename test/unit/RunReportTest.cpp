@@ -41,6 +41,7 @@ SavedReport sample() {
     Run.PeakBytes = 1000000 + 5000 * Size;
     Run.GpuMsSource = Size == 32 ? "cupti" : "";
     Run.EpochEndIterations = Size == 64 ? 2 : 0;
+    Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
     Run.PeakBytesByPhase = {{"construction", 4198400}};
@@ -85,6 +86,8 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[0].GpuMsSource, "cupti");
   EXPECT_EQ(M.Runs[0].EpochEndIterations, 0u);
   EXPECT_EQ(M.Runs[1].EpochEndIterations, 2u);
+  EXPECT_DOUBLE_EQ(M.Runs[0].DynamicMallocMs, 7.25);
+  EXPECT_DOUBLE_EQ(M.Runs[1].DynamicMallocMs, 0);
   EXPECT_EQ(M.Runs[1].GpuMsSource, "");
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];

@@ -12,6 +12,7 @@ std::unique_ptr<Rule> createBatchSizeRule();
 std::unique_ptr<Rule> createMemoryCapacityRule();
 std::unique_ptr<Rule> createHotLayerRule();
 std::unique_ptr<Rule> createMemoryBreakdownRule();
+std::unique_ptr<Rule> createMallocThresholdsRule();
 
 } // namespace skyline
 
