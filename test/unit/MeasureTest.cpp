@@ -563,19 +563,19 @@ TEST(MeasureTest, SpentTimeBudgetStopsAddingBatchSizes) {
 
 /// Timing runs whose median is the N-th number of Medians, N counting the
 /// timing runs the program made; each notes its batch size and median.
+/// Shell lines that set $MEDIAN to the next of Medians, one a timing run
+/// in the order the runs are made, and log "<batch size> <median>".
+std::string nextMedian(const FakeProgram &Program, const std::string &Medians) {
+  std::string Counter = Program.Dir + "/timing-count";
+  return "N=$(( $(cat " + Counter + " 2>/dev/null || echo 0) + 1 ))\n" +
+         "echo $N > " + Counter + "\n" + "MEDIAN=$(echo " + Medians +
+         " | cut -d' ' -f$N)\n" + "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
+         Program.Dir + "/timing.txt\n";
+}
+
 std::string timingRunsWithMedians(const FakeProgram &Program,
                                   const std::string &Medians) {
-  std::string Counter = Program.Dir + "/timing-count";
-  return "N=$(( $(cat " + Counter +
-         " 2>/dev/null || echo 0) + 1 ))\n"
-         "echo $N > " +
-         Counter +
-         "\n"
-         "MEDIAN=$(echo " +
-         Medians +
-         " | cut -d' ' -f$N)\n"
-         "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
-         Program.Dir + "/timing.txt\n" +
+  return nextMedian(Program, Medians) +
          result("timing", 5, false, 7, false,
                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
                 "max: 9.0}");
@@ -627,19 +627,9 @@ TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   Program.Options.MaxRuns = 2;
   Program.Options.TimingRuns = 3;
   // At 16 the program's data gives each run one measured iteration; at 8,
-  // five. The counter's medians in the order the runs are made.
-  std::string Counter = Program.Dir + "/timing-count";
+  // five. The medians in the order the runs are made.
   std::string Script = Program.write(
-      "N=$(( $(cat " + Counter +
-          " 2>/dev/null || echo 0) + 1 ))\n"
-          "echo $N > " +
-          Counter +
-          "\n"
-          "MEDIAN=$(echo '2.0 9.0 2.1 5.0 2.2 7.0 6.0 8.0 4.0 1.0' | cut -d' ' "
-          "-f$N)\n"
-          "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
-          Program.Dir +
-          "/timing.txt\n"
+      nextMedian(Program, "'2.0 9.0 2.1 5.0 2.2 7.0 6.0 8.0 4.0 1.0'") +
           "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
           result("timing", 1, true, 4, false,
                  "{median: $MEDIAN, mean: $MEDIAN, stddev: 0, min: $MEDIAN, "
