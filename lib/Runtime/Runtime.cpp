@@ -132,6 +132,9 @@ struct IterationClock {
   /// left out, for the stopping rule.
   std::array<double, MaxIterations> MeasuredMs{};
   int MeasuredCount = 0;
+  /// Every measured iteration's time: the stopping rule's while none is
+  /// kept (a loop entered once an iteration, where all are kept).
+  std::array<double, MaxIterations> WindowMs{};
   /// Per iteration: a start of the training loop (loop_begin) fell inside
   /// it, so it spans an epoch's end.
   std::array<bool, MaxIterations * 2 + 2> AcrossLoopStart{};
@@ -751,13 +754,18 @@ void iteration_begin() noexcept {
   int Spent = Index - C.Warmup;
   if (Spent <= 0)
     return;
+  double Ms = double(Now - Clock.StartNs[Index - 1]) / 1e6;
+  if (Spent <= MaxIterations)
+    Clock.WindowMs[size_t(Spent - 1)] = Ms;
   if (!Clock.AcrossLoopStart[size_t(Index - 1)] &&
       Clock.MeasuredCount < MaxIterations)
-    Clock.MeasuredMs[size_t(Clock.MeasuredCount++)] =
-        double(Now - Clock.StartNs[Index - 1]) / 1e6;
-  StopReason Why =
-      whenToStop(C.Stop, Clock.MeasuredMs.data(), Clock.MeasuredCount,
-                 double(Now - Clock.ProgramStartNs) / 1e9, Spent);
+    Clock.MeasuredMs[size_t(Clock.MeasuredCount++)] = Ms;
+  double Elapsed = double(Now - Clock.ProgramStartNs) / 1e9;
+  StopReason Why = Clock.MeasuredCount
+                       ? whenToStop(C.Stop, Clock.MeasuredMs.data(),
+                                    Clock.MeasuredCount, Elapsed, Spent)
+                       : whenToStop(C.Stop, Clock.WindowMs.data(),
+                                    std::min(Spent, MaxIterations), Elapsed);
   if (Why != StopReason::Continue)
     finish(Why);
 }

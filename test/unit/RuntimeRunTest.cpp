@@ -369,6 +369,21 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
       << Unmarked.Result;
 }
 
+TEST(RuntimeRunTest, WhereEveryStepSpansALoopStartAllAreKept) {
+  // None is kept apart from the others, so all count, and the run still
+  // stops by its rule: here its time, after the fewest (3).
+  ProgramRun R =
+      runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_ITERATIONS=30 "
+                 "SKYLINE_MIN_ITERATIONS=3 SKYLINE_TOLERANCE=0.0001 "
+                 "SKYLINE_TIME_LIMIT=0.001",
+                 "every-step-a-loop");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_EQ(field(R.Result, "iterations"), 3) << R.Result;
+  EXPECT_EQ(field(R.Result, "epoch_end_iterations"), 0) << R.Result;
+  EXPECT_NE(R.Result.find("stopped: time_limit"), std::string::npos)
+      << R.Result;
+}
+
 TEST(RuntimeRunTest, StoppingRule) {
   using skyline::rt::StopReason;
   skyline::rt::StoppingRule Rule;

@@ -11,7 +11,8 @@
 // 16) (scope 3). With `epochs`: 3 epochs of 4 steps, each marked by
 // loop_begin() as the instrumenter marks a training loop; an epoch's last
 // step is a quarter batch and each epoch ends with 60 ms of other work (an
-// evaluation), so the step across an epoch's end is the odd one out.
+// evaluation), so the step across an epoch's end is the odd one out. With
+// `every-step-a-loop`: loop_begin() before every step.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -84,6 +85,22 @@ int trainLayers() {
   return 0;
 }
 
+/// A loop entered once a step (an inner loop that is a training loop too):
+/// every step spans a start of it.
+int trainEveryStepALoop() {
+  torch::nn::Linear model(256, 256);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  for (int step = 0; step < 40; ++step) {
+    skyline::rt::loop_begin();
+    skyline::rt::iteration_begin();
+    optimizer.zero_grad();
+    model->forward(torch::randn({kBatchSize, 256})).pow(2).mean().backward();
+    optimizer.step();
+  }
+  return 0;
+}
+
 int trainEpochs() {
   torch::nn::Linear model(256, 256);
   torch::optim::SGD optimizer(model->parameters(),
@@ -112,6 +129,11 @@ int main(int argc, char **argv) {
     trainSequential(6);
     std::printf("trained 6 steps\n");
     return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "every-step-a-loop") == 0) {
+    trainEveryStepALoop();
+    std::printf("loop ended\n");
+    return 3;
   }
   if (argc > 1 && std::strcmp(argv[1], "epochs") == 0) {
     trainEpochs();
