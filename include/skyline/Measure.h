@@ -262,9 +262,10 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// a doubling). At the capacity, the runs left go where the time line
 /// bends (a cache the activations outgrow makes a sample dearer): of the
 /// segments next to a measured size where the slope changes by more than
-/// MinTimeChange, the one spanning the largest ratio, at its geometric
-/// middle (the smaller sizes' of two within 5%). Never past DataLimit: at
-/// it, or where the time bends once the sweep stands at it.
+/// MinTimeChange, or where one falls (noise no straight line can be told
+/// from) or only one is flat, the one spanning the largest ratio, at its
+/// geometric middle (the smaller sizes' of two within 5%). Never past
+/// DataLimit: at it, or where the time bends once the sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 
 /// Reads a result file the runtime wrote.

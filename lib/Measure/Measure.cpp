@@ -164,7 +164,8 @@ namespace {
 
 /// Where the time line bends and a segment spans the most: of the segments
 /// next to a measured size where the slopes on either side differ by more
-/// than MinChange (relatively), the one whose ends are the furthest apart in
+/// than MinChange (relatively), or one falls (a busy machine's noise) or
+/// only one is flat, the one whose ends are the furthest apart in
 /// ratio gets a size at its geometric middle; of two within 5% of each other
 /// the smaller sizes', nearer the declared size and the knee. 0 when no slope
 /// changes by more than MinChange, or the segment has no size between.
@@ -185,8 +186,13 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
   size_t Segment = 0;
   for (size_t I = 1; I + 1 < Sorted.size(); ++I) {
     double Before = Slope(I), After = Slope(I + 1);
-    if (!(Before > 0) || !(After > 0) ||
-        std::fabs(std::log(After / Before)) <= std::log1p(MinChange))
+    // A time that falls as the batch grows is noise no straight line can
+    // be told from, and flat turning to rising is a knee: only two rising
+    // slopes alike, or two flat ones, are straight.
+    bool Straight = Before == After || (Before > 0 && After > 0 &&
+                                        std::fabs(std::log(After / Before)) <=
+                                            std::log1p(MinChange));
+    if (Straight)
       continue;
     for (size_t Side : {I, I + 1})
       if (Span(Side) > Widest * 1.05) {
@@ -871,10 +877,10 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                 "thresholds at batch size "
              << DeclaredBatchSize << "...";
     Progress.flush();
-    auto Run = runOnce(
-        Executable, DeclaredBatchSize, RunKind::Timing,
-        timingRunSeconds(Options.TimeBudgetSeconds, Spent(), 1, false),
-        Dynamic, RunsDir, 1, "dynamic-malloc");
+    auto Run =
+        runOnce(Executable, DeclaredBatchSize, RunKind::Timing,
+                timingRunSeconds(Options.TimeBudgetSeconds, Spent(), 1, false),
+                Dynamic, RunsDir, 1, "dynamic-malloc");
     if (!Run)
       return Run.takeError();
     Progress << llvm::format(" %.1f s\n", Run->Seconds);

@@ -167,6 +167,26 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
   EXPECT_EQ(nextBatchSize(State), 0);
 }
 
+TEST(MeasureTest, ATimeThatFallsAsTheBatchGrowsIsABend) {
+  // The transformer on a busy CI machine: 62.24 ms at 16, 20.12 ms at 32
+  // (waits for a CPU, not the work), 1170.29 ms at 711, the capacity under
+  // 300 MiB. The falling slope before 32 is noise no straight line tells
+  // apart, so 32 counts as a bend and the wider of its segments, 32..711,
+  // gets its geometric middle, sqrt(32 x 711) = 150.8: within the data's
+  // limit (3 x 711 / 5 = 426), so the run left is not wasted.
+  SweepState State;
+  State.Fitted = {
+      {16, 8577000, 62.24}, {32, 14890000, 20.12}, {711, 283100000, 1170.29}};
+  State.TargetBytes = int64_t(300 * 1048576 * 0.9);
+  State.RunsLeft = 1;
+  State.DataLimit = 426;
+  EXPECT_EQ(nextBatchSize(State), 151);
+  // Two rising slopes alike are straight: nothing more to try.
+  State.Fitted[1].IterationMs = 62.24 * 2 - 0.5;
+  State.Fitted[2].IterationMs = 62.24 * 711 / 16 - 0.5 * 711 / 16;
+  EXPECT_EQ(nextBatchSize(State), 0);
+}
+
 TEST(MeasureTest, ReadsTheRuntimesResult) {
   llvm::SmallString<128> Path;
   int FD;
