@@ -60,7 +60,7 @@ struct Prediction {
   double Throughput = 0; // samples/s
   int64_t PeakBytes = 0;
   bool Fits = false;         // PeakBytes within the capacity less the margin
-  bool Extrapolated = false; // beyond the largest batch size measured
+  bool Extrapolated = false; // outside the batch sizes measured
 };
 
 struct Suggestion {
@@ -94,6 +94,9 @@ struct Analysis {
   /// The largest batch size that ran without running out of memory; a
   /// prediction beyond it is extrapolated. 0 when none did.
   int64_t LargestMeasuredBatchSize = 0;
+  /// The smallest such size; below it the throughput is never predicted
+  /// above its own, and no size is suggested. 0 when none ran.
+  int64_t SmallestMeasuredBatchSize = 0;
   /// The kept median iteration time at each measured size (the lowest of
   /// the runs at one size, where the gate added some), by size.
   /// Predicted times interpolate between them (predictedIterationMs).
@@ -113,7 +116,10 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
 /// The predicted iteration time: piecewise linear through TimePoints (the
 /// measured sizes' medians), so that a time line that bends (a
 /// cache the activations outgrow) is followed; past the ends, the end
-/// segment continues (the fitted line's slope if that segment falls). With
+/// segment continues (the fitted line's slope if that segment falls), and
+/// below the smallest size no faster a sample than there: a first segment
+/// that heads for zero time (throughput that fell from the smallest size
+/// on) says nothing of a fixed cost smaller batches pay more often. With
 /// fewer than two sizes, the fitted line. Meaningful when canPredictTime().
 double predictedIterationMs(const Analysis &A, double BatchSize);
 

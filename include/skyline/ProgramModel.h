@@ -72,6 +72,10 @@ struct BatchSizeSite {
   unsigned Uses = 1;     // how many uses lead to this literal
   SourceSpan Literal;    // the text to replace to change the batch size
   bool InString = false; // the digits of a string literal ("32" of cxxopts)
+  /// The integer type the literal initializes inside braces when an int64_t
+  /// would be narrowed to it ("int" for `int batch_size{64}`); the runs'
+  /// value is cast to it. Empty: none needed.
+  std::string ListInitType;
   /// Other edits a run-time override needs: each `constexpr` on the way
   /// becomes `const` (`inline const` for a static member).
   std::vector<TextEdit> OverrideEdits;

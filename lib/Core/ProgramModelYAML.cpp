@@ -25,6 +25,7 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::Key << "confidence" << YAML::Value << Site.Confidence;
   Out << YAML::Key << "uses" << YAML::Value << Site.Uses;
   Out << YAML::Key << "in_string" << YAML::Value << Site.InString;
+  Out << YAML::Key << "list_init_type" << YAML::Value << Site.ListInitType;
   Out << YAML::Key << "override_edits" << YAML::Value << YAML::BeginSeq;
   for (const TextEdit &Edit : Site.OverrideEdits) {
     Out << YAML::Flow << YAML::BeginMap;
@@ -119,6 +120,7 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
   Site.Confidence = get<double>(Node, "confidence");
   Site.Uses = get<unsigned>(Node, "uses", 1);
   Site.InString = get<bool>(Node, "in_string", false);
+  Site.ListInitType = get<std::string>(Node, "list_init_type", "");
   for (const YAML::Node &Edit : Node["override_edits"])
     Site.OverrideEdits.push_back(
         {readSpan(Edit), get<std::string>(Edit, "text")});

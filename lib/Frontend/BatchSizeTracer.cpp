@@ -53,6 +53,54 @@ bool isLiteralKind(BatchSizeKind Kind) {
   return Kind == BatchSizeKind::LiteralArgument;
 }
 
+/// The integer type a literal initializes inside braces, when an int64_t
+/// would be narrowed to it there (`int batch_size{64}`, `Config{64, 2}` for
+/// an int field): the run-time value replacing the literal is an int64_t,
+/// and list-initialization does not narrow it implicitly. Empty otherwise.
+std::string listInitType(ASTContext &Ctx, const Expr *Literal) {
+  const Expr *Converted = Literal;
+  DynTypedNode Node = DynTypedNode::create(*Literal);
+  while (true) {
+    auto Parents = Ctx.getParents(Node);
+    if (Parents.empty())
+      return "";
+    Node = Parents[0];
+    if (const auto *Cast = Node.get<ImplicitCastExpr>()) {
+      Converted = Cast;
+      continue;
+    }
+    if (Node.get<ParenExpr>() || Node.get<DesignatedInitExpr>())
+      continue;
+    break;
+  }
+  const auto *Var = Node.get<VarDecl>();
+  const auto *Field = Node.get<FieldDecl>();
+  const auto *List = Node.get<InitListExpr>();
+  bool InBraces = List || (Var && Var->getInitStyle() == VarDecl::ListInit) ||
+                  (Field && Field->getInClassInitStyle() == ICIS_ListInit);
+  if (!InBraces)
+    return "";
+  // A list's syntactic form holds the literal as written; its semantic
+  // form, the literal converted to the member's type. A scalar's list
+  // (`size_t n{64}`) has the scalar's type itself.
+  if (List) {
+    const InitListExpr *Semantic =
+        List->isSemanticForm() ? List : List->getSemanticForm();
+    if (Semantic && Semantic->getType()->isScalarType())
+      Converted = Semantic;
+    else if (Semantic)
+      for (const Expr *Init : Semantic->inits())
+        if (Init && Init->IgnoreImpCasts() == Literal)
+          Converted = Init;
+  }
+  QualType Type = Converted->getType().getCanonicalType().getUnqualifiedType();
+  if (!Type->isIntegerType() || Type->isBooleanType())
+    return "";
+  if (Type->isSignedIntegerType() && Ctx.getIntWidth(Type) >= 64)
+    return ""; // holds every int64_t
+  return Type.getAsString(Ctx.getPrintingPolicy());
+}
+
 } // namespace
 
 std::optional<SourceSpan>
@@ -104,6 +152,7 @@ BatchSizeTracer::literal(const Expr *E, std::vector<UseStep> &Chain) const {
   Site.Value = Int->getValue().getSExtValue();
   Site.Literal = TU.tokenSpan(Int->getLocation());
   Site.Kind = BatchSizeKind::LiteralArgument;
+  Site.ListInitType = listInitType(TU.Ctx, Int);
   SourceLocation Loc = Int->getLocation();
   if (Loc.isMacroID() && !TU.SM.isMacroArgExpansion(Loc)) {
     Site.Kind = BatchSizeKind::Macro;
@@ -318,6 +367,10 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
       return Site;
     }
   }
+  // Config cfg{64, 2} or Config cfg{.batch_size = 64}: an aggregate's
+  // initializer sets the member before any default.
+  if (auto Site = traceAggregateInit(Field, Name, Chain, Depth))
+    return Site;
   if (Field->hasInClassInitializer()) {
     Chain.push_back(
         step("default of member '" + Name + "'", Field->getLocation()));
@@ -329,6 +382,46 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
     Branch.push_back(step("initializer of member '" + Name + "'",
                           Init->getSourceLocation()));
     if (auto Site = Named(traceAt(Init->getInit(), Branch, Depth + 1))) {
+      Chain = Branch;
+      return Site;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceAggregateInit(const FieldDecl *Field,
+                                    const std::string &Name,
+                                    std::vector<UseStep> &Chain,
+                                    int Depth) const {
+  const Decl *Record = Field->getParent()->getCanonicalDecl();
+  // The semantic form lists a base's initializer first, then each field's
+  // in declaration order, designated or not.
+  unsigned Bases = 0;
+  if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
+    Bases = Class->getDefinition() ? Class->getNumBases() : 0;
+  unsigned Index = Bases + Field->getFieldIndex();
+  for (const InitListExpr *List :
+       TU.findAll<InitListExpr>(initListExpr().bind("n"))) {
+    const InitListExpr *Semantic =
+        List->isSemanticForm() ? List : List->getSemanticForm();
+    const RecordDecl *Of = Semantic ? Semantic->getType()->getAsRecordDecl()
+                                    : nullptr;
+    if (!Of || Of->getCanonicalDecl() != Record ||
+        !TU.isUserCode(List->getBeginLoc()) ||
+        Index >= Semantic->getNumInits())
+      continue;
+    const Expr *Init = Semantic->getInit(Index);
+    if (!Init || isa<ImplicitValueInitExpr, CXXDefaultInitExpr>(Init))
+      continue;
+    std::vector<UseStep> Branch = Chain;
+    Branch.push_back(step("aggregate initializer of member '" + Name + "'",
+                          Init->getBeginLoc()));
+    if (auto Site = traceAt(Init, Branch, Depth + 1)) {
+      if (isLiteralKind(Site->Kind))
+        Site->Kind = BatchSizeKind::LocalConstant;
+      if (Site->Name.empty())
+        Site->Name = Name;
       Chain = Branch;
       return Site;
     }

@@ -35,6 +35,12 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
     Plan[Site.Literal.File].push_back(
         {Site.Literal.Offset - 1, Site.Literal.Length + 2,
          "skyline::rt::batch_size_text(\"" + Original + "\")", 0});
+  else if (!Site.ListInitType.empty()) // int batch_size{64}: no narrowing
+    Plan[Site.Literal.File].push_back(
+        {Site.Literal.Offset, Site.Literal.Length,
+         "static_cast<" + Site.ListInitType + ">(skyline::rt::batch_size(" +
+             Original + "))",
+         0});
   else
     Plan[Site.Literal.File].push_back(
         {Site.Literal.Offset, Site.Literal.Length,

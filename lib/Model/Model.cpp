@@ -238,7 +238,10 @@ double predictedIterationMs(const Analysis &A, double BatchSize) {
     Slope = A.IterationMs->Slope;
   if (BatchSize > double(P[I].first))
     return P[I].second + Slope * (BatchSize - double(P[I].first));
-  return Y0 + Slope * (BatchSize - X0);
+  double Ms = Y0 + Slope * (BatchSize - X0);
+  if (BatchSize < X0) // no faster a sample than the smallest size measured
+    Ms = std::max(Ms, Y0 * BatchSize / X0);
+  return Ms;
 }
 
 namespace {
@@ -252,11 +255,13 @@ std::optional<double> throughputAt(const Analysis &A, int64_t BatchSize) {
   return double(BatchSize) / (Ms / 1000);
 }
 
-/// The smallest candidate (a multiple of RoundTo up to MaxBatchSize, and
-/// MaxBatchSize itself) whose throughput is within the slack of the best
-/// under the cap. The time is piecewise linear, so the throughput need not
-/// be monotonic: every candidate is looked at (2 million at most with the
-/// default RoundTo, a few milliseconds).
+/// The smallest candidate (a multiple of RoundTo from the smallest size
+/// measured up to MaxBatchSize, and MaxBatchSize itself) whose throughput
+/// is within the slack of the best under the cap. Below the sizes measured
+/// nothing is known of the fixed cost a smaller batch pays more often, so
+/// nothing there is suggested. The time is piecewise linear, so the
+/// throughput need not be monotonic: every candidate is looked at (2
+/// million at most with the default RoundTo, a few milliseconds).
 std::optional<int64_t> chooseBatchSize(const Analysis &A, int64_t MaxBatchSize,
                                        const ModelOptions &Options) {
   int64_t Step = std::clamp<int64_t>(Options.RoundTo, 1, MaxBatchSize);
@@ -264,15 +269,19 @@ std::optional<int64_t> chooseBatchSize(const Analysis &A, int64_t MaxBatchSize,
   auto Candidate = [&](int64_t K) {
     return K <= Count ? K * Step : MaxBatchSize;
   };
+  int64_t Lowest = A.SmallestMeasuredBatchSize > 0
+                       ? std::min(A.SmallestMeasuredBatchSize, MaxBatchSize)
+                       : 1;
+  int64_t First = std::max<int64_t>(1, (Lowest + Step - 1) / Step);
   std::optional<double> Best;
-  for (int64_t K = 1; K <= Count + 1; ++K)
+  for (int64_t K = First; K <= Count + 1; ++K)
     if (std::optional<double> Throughput = throughputAt(A, Candidate(K)))
       Best = std::max(Best.value_or(0), *Throughput);
   if (!Best)
     return std::nullopt;
   double Threshold =
       (1 - std::clamp(Options.ThroughputSlack, 0.0, 1.0)) * *Best;
-  for (int64_t K = 1; K <= Count + 1; ++K) {
+  for (int64_t K = First; K <= Count + 1; ++K) {
     std::optional<double> Throughput = throughputAt(A, Candidate(K));
     if (Throughput && *Throughput >= Threshold)
       return Candidate(K);
@@ -438,8 +447,10 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
 
   Points P = collectPoints(M);
   A.TimePoints = fastestBySize(P);
-  if (!P.DistinctSizes.empty())
+  if (!P.DistinctSizes.empty()) {
+    A.SmallestMeasuredBatchSize = *P.DistinctSizes.begin();
     A.LargestMeasuredBatchSize = *P.DistinctSizes.rbegin();
+  }
   // Time is fitted in relative terms: run-to-run noise grows with the time,
   // and unweighted, the largest size (often 100x the smallest) decides the
   // line while the small sizes' predictions carry its intercept's error.
@@ -468,7 +479,8 @@ std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize) {
   P.Throughput = *Throughput;
   P.PeakBytes = predictedPeakBytes(*A.PeakBytes, BatchSize);
   P.Fits = fitsInMemory(A, BatchSize, P.PeakBytes);
-  P.Extrapolated = BatchSize > A.LargestMeasuredBatchSize;
+  P.Extrapolated = BatchSize > A.LargestMeasuredBatchSize ||
+                   BatchSize < A.SmallestMeasuredBatchSize;
   return P;
 }
 

@@ -181,4 +181,69 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
   EXPECT_EQ(Again->FilesWritten, 0u);
 }
 
+TEST(InstrumentListInitTest, BracesGetTheRunsValueCastToTheirType) {
+  // `int batch_size{40}` and `Config{.epochs = 2, .batch_size = 48}` for an
+  // int member: the run-time value is an int64_t, which braces refuse to
+  // narrow, so it is cast to the member's type; an int64_t member needs
+  // nothing.
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-listinit", Dir));
+  auto Check = [&](llvm::StringRef Name, llvm::StringRef Code,
+                   llvm::StringRef Expected) {
+    std::string Source = (Dir + "/" + Name + "/train.cpp").str();
+    llvm::sys::fs::create_directories(Dir + "/" + Name);
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream Out(Source, EC);
+      Out << Code;
+    }
+    auto Model = analyzeCode(
+        Code, {"-std=c++20", "-isystem", SKYLINE_TEST_INPUTS "/mock"}, Source);
+    ASSERT_TRUE(bool(Model)) << llvm::toString(Model.takeError());
+    ASSERT_TRUE(Model->BatchSize) << Name.str();
+    auto Program =
+        instrumentProgram(*Model, (Dir + "/" + Name + "/work").str());
+    ASSERT_TRUE(bool(Program)) << llvm::toString(Program.takeError());
+    auto Mirror = llvm::MemoryBuffer::getFile(Program->Sources[0]);
+    ASSERT_TRUE(bool(Mirror));
+    EXPECT_NE((*Mirror)->getBuffer().find(Expected), llvm::StringRef::npos)
+        << (*Mirror)->getBuffer().str();
+    std::string Compile =
+        "clang++-19 -fsyntax-only -std=c++20 -isystem " SKYLINE_TEST_INPUTS
+        "/mock -I " SKYLINE_INCLUDE_DIR " -include skyline/runtime/Runtime.h " +
+        Program->Sources[0];
+    EXPECT_EQ(std::system(Compile.c_str()), 0) << Compile;
+  };
+  const char *Loop = R"cpp(
+int main() {
+  torch::nn::Linear model(8, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  CONFIG
+  for (int step = 0; step < 10; ++step) {
+    opt.zero_grad();
+    model(torch::randn({cfg.batch_size, 8})).mean().backward();
+    opt.step();
+  }
+}
+)cpp";
+  auto Program = [&](llvm::StringRef Struct, llvm::StringRef Config) {
+    std::string Text = "#include <torch/torch.h>\n" + Struct.str() + Loop;
+    size_t At = Text.find("CONFIG");
+    return Text.replace(At, 6, Config.str());
+  };
+  Check("field",
+        Program("struct Options { int batch_size{40}; };", "Options cfg;"),
+        "int batch_size{static_cast<int>(skyline::rt::batch_size(40))};");
+  Check("designated",
+        Program("struct Options { int epochs = 1; unsigned batch_size = 0; };",
+                "Options cfg{.epochs = 2, .batch_size = 48};"),
+        "Options cfg{.epochs = 2, .batch_size = static_cast<unsigned "
+        "int>(skyline::rt::batch_size(48))};");
+  Check("wide",
+        Program("struct Options { int64_t batch_size; int epochs; };",
+                "Options cfg{32, 2};"),
+        "Options cfg{skyline::rt::batch_size(32), 2};");
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 } // namespace

@@ -188,6 +188,23 @@ TEST(RulesTest, HotLayersAtTheCallAndTheConstructionButNotWhereSilenced) {
   EXPECT_TRUE(byRule(F.run(), "skyline-hot-layer").empty());
 }
 
+TEST(RulesTest, ConstructorArgumentsAreShownOnOneLine) {
+  // A Sequential's arguments span lines as written; a diagnostic is one
+  // line, cut to 72 characters.
+  Fixture F(16);
+  for (ModuleSite &Module : F.Program.Modules)
+    if (Module.Name == "fc2")
+      Module.Options = "torch::nn::Conv2d(torch::nn::Conv2dOptions(3, 16, 3)"
+                       ".padding(1)),\n          torch::nn::ReLU()";
+  std::vector<Finding> All = F.run();
+  auto Found = byRule(All, "skyline-hot-layer");
+  ASSERT_EQ(Found.size(), 2u);
+  // 83 characters on one line: the first 69, then "...".
+  EXPECT_EQ(Found[1]->Message,
+            "'fc2' is constructed here with torch::nn::Conv2d(torch::nn::"
+            "Conv2dOptions(3, 16, 3).padding(1)), tor...");
+}
+
 TEST(RulesTest, MemoryBreakdownNoteAddsThePerSampleCost) {
   Fixture F(16);
   std::vector<Finding> All = F.run();

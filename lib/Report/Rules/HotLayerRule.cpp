@@ -10,10 +10,34 @@
 
 #include "skyline/Units.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 namespace skyline {
 namespace {
+
+/// Constructor arguments as a message shows them: on one line (a
+/// diagnostic is one), and no longer than MaxChars, cut at a character.
+std::string oneLineArguments(llvm::StringRef Text, size_t MaxChars = 72) {
+  std::string Line;
+  bool Space = false;
+  for (char C : Text.trim()) {
+    if (llvm::isSpace(C)) {
+      Space = true;
+      continue;
+    }
+    if (Space)
+      Line += ' ';
+    Space = false;
+    Line += C;
+  }
+  if (Line.size() <= MaxChars)
+    return Line;
+  size_t Cut = MaxChars - 3;
+  while (Cut > 0 && (static_cast<unsigned char>(Line[Cut]) & 0xC0) == 0x80)
+    --Cut; // not inside a UTF-8 sequence
+  return Line.substr(0, Cut) + "...";
+}
 
 class HotLayerRule : public Rule {
 public:
@@ -65,7 +89,9 @@ private:
       Construction.At = {Module.File, Module.Line, Module.Column, 0, 1};
       Construction.Message =
           "'" + Layer.Name + "' is constructed here" +
-          (Module.Options.empty() ? "" : " with " + Module.Options);
+          (Module.Options.empty()
+               ? ""
+               : " with " + oneLineArguments(Module.Options));
       Out.push_back(std::move(Construction));
       break;
     }
