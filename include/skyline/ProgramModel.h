@@ -43,6 +43,7 @@ enum class BatchSizeKind {
   OptionsBuilder,     // DataLoaderOptions().batch_size(64) with a literal
   CommandLineDefault, // argc > 1 ? atoi(argv[1]) : 64, cxxopts default_value
   EnvironmentDefault, // getenv("BATCH") ? atoi(...) : 64
+  ConfigDefault,      // config["batch_size"].as<int>(64): a config's fallback
   Macro,              // #define BATCH_SIZE 64
   Derived,            // computed from other values: total / ranks
 };

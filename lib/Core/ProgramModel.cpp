@@ -8,7 +8,7 @@
 namespace skyline {
 namespace {
 
-constexpr std::array<std::pair<BatchSizeKind, const char *>, 11> KindNames{{
+constexpr std::array<std::pair<BatchSizeKind, const char *>, 12> KindNames{{
     {BatchSizeKind::NamespaceConstant, "namespace-constant"},
     {BatchSizeKind::LocalConstant, "local-constant"},
     {BatchSizeKind::StaticMember, "static-member"},
@@ -18,6 +18,7 @@ constexpr std::array<std::pair<BatchSizeKind, const char *>, 11> KindNames{{
     {BatchSizeKind::OptionsBuilder, "options-builder"},
     {BatchSizeKind::CommandLineDefault, "command-line-default"},
     {BatchSizeKind::EnvironmentDefault, "environment-default"},
+    {BatchSizeKind::ConfigDefault, "config-default"},
     {BatchSizeKind::Macro, "macro"},
     {BatchSizeKind::Derived, "derived"},
 }};

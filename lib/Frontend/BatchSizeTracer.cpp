@@ -389,11 +389,9 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
   return std::nullopt;
 }
 
-std::optional<BatchSizeSite>
-BatchSizeTracer::traceAggregateInit(const FieldDecl *Field,
-                                    const std::string &Name,
-                                    std::vector<UseStep> &Chain,
-                                    int Depth) const {
+std::optional<BatchSizeSite> BatchSizeTracer::traceAggregateInit(
+    const FieldDecl *Field, const std::string &Name,
+    std::vector<UseStep> &Chain, int Depth) const {
   const Decl *Record = Field->getParent()->getCanonicalDecl();
   // The semantic form lists a base's initializer first, then each field's
   // in declaration order, designated or not.
@@ -405,11 +403,10 @@ BatchSizeTracer::traceAggregateInit(const FieldDecl *Field,
        TU.findAll<InitListExpr>(initListExpr().bind("n"))) {
     const InitListExpr *Semantic =
         List->isSemanticForm() ? List : List->getSemanticForm();
-    const RecordDecl *Of = Semantic ? Semantic->getType()->getAsRecordDecl()
-                                    : nullptr;
+    const RecordDecl *Of =
+        Semantic ? Semantic->getType()->getAsRecordDecl() : nullptr;
     if (!Of || Of->getCanonicalDecl() != Record ||
-        !TU.isUserCode(List->getBeginLoc()) ||
-        Index >= Semantic->getNumInits())
+        !TU.isUserCode(List->getBeginLoc()) || Index >= Semantic->getNumInits())
       continue;
     const Expr *Init = Semantic->getInit(Index);
     if (!Init || isa<ImplicitValueInitExpr, CXXDefaultInitExpr>(Init))
@@ -427,6 +424,49 @@ BatchSizeTracer::traceAggregateInit(const FieldDecl *Field,
     }
   }
   return std::nullopt;
+}
+
+std::optional<BatchSizeSite> BatchSizeTracer::traceConfigFallback(
+    const CallExpr *Call, std::vector<UseStep> &Chain, int Depth) const {
+  // yaml-cpp node["batch_size"].as<int>(64), toml++ and std::optional
+  // value_or(64), nlohmann json config.value("batch_size", 64): the
+  // literal is what the program uses where its configuration has no value.
+  const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Member || !Callee || !Callee->getDeclName().isIdentifier())
+    return std::nullopt;
+  llvm::StringRef Name = Callee->getName();
+  const Expr *Fallback = nullptr;
+  std::string Key;
+  auto StringOf = [](const Expr *E) -> std::string {
+    if (const auto *S = dyn_cast_or_null<StringLiteral>(stripValueWrappers(E)))
+      return S->isOrdinary() ? S->getString().str() : "";
+    return "";
+  };
+  if ((Name == "as" || Name == "value_or") && Call->getNumArgs() == 1) {
+    Fallback = Call->getArg(0);
+    if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(
+            stripValueWrappers(Member->getImplicitObjectArgument()));
+        Index && Index->getOperator() == OO_Subscript &&
+        Index->getNumArgs() == 2)
+      Key = StringOf(Index->getArg(1));
+  } else if (Name == "value" && Call->getNumArgs() == 2) {
+    Key = StringOf(Call->getArg(0));
+    if (!Key.empty())
+      Fallback = Call->getArg(1);
+  }
+  if (!Fallback || isa<CXXDefaultArgExpr>(Fallback))
+    return std::nullopt;
+  Chain.push_back(step("fallback of " + Name.str() + "(" +
+                           (Key.empty() ? "" : "'" + Key + "', ") +
+                           "...) where the configuration has no value",
+                       Call->getBeginLoc()));
+  auto Site = traceAt(Fallback, Chain, Depth + 1);
+  if (Site && isLiteralKind(Site->Kind))
+    Site->Kind = BatchSizeKind::ConfigDefault;
+  if (Site && Site->Name.empty() && !Key.empty())
+    Site->Name = Key;
+  return Site;
 }
 
 std::optional<BatchSizeSite> BatchSizeTracer::traceConditional(
@@ -463,6 +503,8 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
       Site->Kind = BatchSizeKind::CommandLineDefault;
     return Site;
   }
+  if (auto Site = traceConfigFallback(Call, Chain, Depth))
+    return Site;
   // cxxopts: result["batch-size"].as<int>()
   if (const auto *Member = dyn_cast<CXXMemberCallExpr>(Call);
       Member && Callee->getDeclName().isIdentifier() && Name == "as") {

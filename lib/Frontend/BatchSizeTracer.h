@@ -56,9 +56,13 @@ private:
   std::optional<BatchSizeSite> traceField(const clang::FieldDecl *Field,
                                           std::vector<UseStep> &Chain,
                                           int Depth) const;
-  std::optional<BatchSizeSite>
-  traceAggregateInit(const clang::FieldDecl *Field, const std::string &Name,
-                     std::vector<UseStep> &Chain, int Depth) const;
+  std::optional<BatchSizeSite> traceConfigFallback(const clang::CallExpr *Call,
+                                                   std::vector<UseStep> &Chain,
+                                                   int Depth) const;
+  std::optional<BatchSizeSite> traceAggregateInit(const clang::FieldDecl *Field,
+                                                  const std::string &Name,
+                                                  std::vector<UseStep> &Chain,
+                                                  int Depth) const;
   std::optional<BatchSizeSite> traceConditional(const clang::Expr *Cond,
                                                 const clang::Expr *True,
                                                 const clang::Expr *False,

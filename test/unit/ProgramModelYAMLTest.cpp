@@ -24,6 +24,8 @@ ProgramModel sampleModel() {
   Site.Name = "kTestBatchSize";
   Site.Role = BatchSizeRole::Eval;
   Site.Value = 1000;
+  Site.Kind = BatchSizeKind::ConfigDefault;
+  Site.ListInitType = "unsigned int";
   Model.OtherBatchSizes.push_back(Site);
   Model.Modules.push_back({"conv1", "torch::nn::Conv2d", "1, 10, 5", "",
                            "/src/net.h", 12, 9, "/src/net.h:14"});
@@ -62,6 +64,10 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   ASSERT_TRUE(Read->BatchSize);
   EXPECT_EQ(Read->BatchSize->Literal.Offset, 52u);
   EXPECT_EQ(Read->BatchSize->Kind, BatchSizeKind::NamespaceConstant);
+  EXPECT_EQ(Read->BatchSize->ListInitType, "");
+  ASSERT_EQ(Read->OtherBatchSizes.size(), 1u);
+  EXPECT_EQ(Read->OtherBatchSizes[0].Kind, BatchSizeKind::ConfigDefault);
+  EXPECT_EQ(Read->OtherBatchSizes[0].ListInitType, "unsigned int");
   EXPECT_EQ(Read->Modules[1].Parent, "layer");
   EXPECT_EQ(Read->TrainingLoops[0].Optimizers[0].LearningRateText, "0.01");
   EXPECT_EQ(Read->TrainingLoops[0].LoopOffset, 930u);
@@ -73,7 +79,8 @@ TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
   for (const char *Key :
        {"schema_version: 1", "batch_size:", "other_batch_sizes:", "modules:",
         "module_calls:", "training_loop:", "registered_at: /src/net.h:14",
-        "kind: namespace-constant",
+        "kind: namespace-constant", "kind: config-default",
+        "list_init_type: unsigned int",
         "step_calls:", "backward_calls:", "optimizers:"})
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
