@@ -150,6 +150,9 @@ struct MeasuredRun {
   /// Measured iterations that spanned an epoch's end (a start of the
   /// training loop fell inside them), left out of IterationMs.
   unsigned EpochEndIterations = 0;
+  /// Every measured iteration spanned a start of the training loop: each
+  /// epoch was one batch, or the loop is entered once an iteration.
+  bool EveryIterationAnEpoch = false;
   /// timing or breakdown: what the result file came from.
   std::string Mode;
   /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none

@@ -315,6 +315,8 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     Run.MinIterations = Root["min_iterations"].as<unsigned>(0);
     Run.IterationsReached = Root["iterations_reached"].as<unsigned>(0);
     Run.EpochEndIterations = Root["epoch_end_iterations"].as<unsigned>(0);
+    Run.EveryIterationAnEpoch =
+        Root["every_iteration_an_epoch"].as<bool>(false);
     YAML::Node Ms = Root["iteration_ms"];
     Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
                        Ms["stddev"].as<double>(), Ms["min"].as<double>(),
@@ -488,6 +490,10 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
 
 /// What one batch size's runs gave: its timing runs and its breakdown run,
 /// merged into a MeasuredRun.
+struct SizeRuns;
+std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
+                                          const std::vector<SizeRuns> &Sizes);
+
 struct SizeRuns {
   int64_t BatchSize = 0;           // asked for
   std::vector<MeasuredRun> Timing; // in the order they ran; never empty
@@ -515,6 +521,32 @@ struct SizeRuns {
     return *ByMedian[(ByMedian.size() - 1) / 2];
   }
 };
+
+/// Why Run's figures are not its size's: every iteration was a whole epoch
+/// where a smaller size had several an epoch, so the dataset holds fewer
+/// samples than the size and each batch was all of them. None otherwise
+/// (a loop entered once an iteration is so at every size).
+std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
+                                          const std::vector<SizeRuns> &Sizes) {
+  if (!Run.EveryIterationAnEpoch)
+    return std::nullopt;
+  const SizeRuns *Several = nullptr;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.BatchSize < Run.BatchSize && Size.first().Iterations > 0 &&
+        !Size.first().EveryIterationAnEpoch &&
+        (!Several || Size.BatchSize > Several->BatchSize))
+      Several = &Size;
+  if (!Several)
+    return std::nullopt;
+  return "the run at batch size " + std::to_string(Run.BatchSize) +
+         ": each of its " + std::to_string(Run.Iterations) +
+         " iterations was a whole epoch, where batch size " +
+         std::to_string(Several->BatchSize) +
+         " had several an epoch: the dataset holds fewer samples than " +
+         std::to_string(Run.BatchSize) +
+         ", so every batch was all of them, smaller than asked; the size is "
+         "left out and the sweep stays below it";
+}
 
 MeasuredRun merged(const SizeRuns &Size) {
   const MeasuredRun &Kept = Size.middle();
@@ -788,6 +820,19 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
         break;
       // Its data lasts too few iterations at this size: back off as from
       // an out-of-memory run, without calling it one.
+      FirstTooLarge =
+          FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
+      BatchSize = NextSize(Index);
+      if (!BatchSize)
+        break;
+      continue;
+    }
+    if (std::optional<std::string> Past = pastTheDataset(*Timing->Run, Sizes)) {
+      // Its batches were smaller than asked: back off as from an
+      // out-of-memory run, and keep none of its figures.
+      Progress << ", " << describeIterations(*Timing->Run)
+               << ", each a whole epoch\n";
+      Result.Problems.push_back(*Past);
       FirstTooLarge =
           FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
       BatchSize = NextSize(Index);

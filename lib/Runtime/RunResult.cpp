@@ -160,6 +160,8 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
                "iterations_reached: %d\nepoch_end_iterations: %d\n",
                R.Warmup, R.IterationsAsked, R.MinIterations,
                R.IterationsReached, R.EpochEndIterations);
+  std::fprintf(Out, "every_iteration_an_epoch: %s\n",
+               R.EveryIterationAnEpoch ? "true" : "false");
   std::fprintf(Out, "torch_version: ");
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\nthreads: %d\n", R.Threads);

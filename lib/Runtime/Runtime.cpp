@@ -588,6 +588,7 @@ RunResult collect(StopReason Why) {
     if (!Clock.AcrossLoopStart[size_t(I)])
       Kept.push_back(Window.back());
   }
+  R.EveryIterationAnEpoch = Kept.empty() && !Window.empty();
   if (Kept.empty())
     Kept = Window;
   R.Iterations = int(Kept.size());

@@ -463,6 +463,56 @@ TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
       << M->Problems[0];
 }
 
+TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
+  FakeProgram Program("past-the-dataset");
+  Program.Options.MaxRuns = 6;
+  Program.Options.TimingRuns = 1;
+  // A dataset of 50 samples: from 50 on an epoch is one batch, all of the
+  // dataset, and every iteration spans the loop's start. Memory does not
+  // grow, so the sweep doubles.
+  std::string Whole = result("timing", 8, false, 10);
+  Whole.replace(Whole.find("peak_bytes: 5000\n"), 17,
+                "peak_bytes: 5000\nevery_iteration_an_epoch: true\n");
+  std::string Script =
+      Program.write("if [ \"$SKYLINE_BATCH_SIZE\" -ge 50 ]; then\n" + Whole +
+                        "exit 0\nfi\n" + result("timing", 8, false, 10),
+                    result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // 8, 16, 32; 64 measured 50 samples a batch: left out, and halfway back
+  // from it, 48 measures and 56 is left out too.
+  std::vector<int64_t> Sizes;
+  for (const MeasuredRun &Run : M->Runs)
+    Sizes.push_back(Run.BatchSize);
+  EXPECT_EQ(Sizes, (std::vector<int64_t>{8, 16, 32, 48})) << Program.Progress;
+  EXPECT_NE(Program.Progress.find("run 4/6 at batch size 64... 0.0 s, 8 "
+                                  "iterations, each a whole epoch\n"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_NE(Program.Progress.find("run 6/6 at batch size 56"),
+            std::string::npos)
+      << Program.Progress;
+  ASSERT_EQ(M->Problems.size(), 2u);
+  EXPECT_EQ(M->Problems[0],
+            "the run at batch size 64: each of its 8 iterations was a whole "
+            "epoch, where batch size 32 had several an epoch: the dataset "
+            "holds fewer samples than 64, so every batch was all of them, "
+            "smaller than asked; the size is left out and the sweep stays "
+            "below it");
+  // No breakdown run was spent on a size left out.
+  EXPECT_EQ(llvm::StringRef(Program.calls()).count("breakdown"), 4u);
+
+  // A loop entered once an iteration is so at every size: kept.
+  FakeProgram Always("loop-every-step");
+  Always.Options.MaxRuns = 2;
+  Always.Options.TimingRuns = 1;
+  auto Kept =
+      Always.measureFrom(Always.write(Whole, result("breakdown", 3, false, 5)));
+  ASSERT_TRUE(bool(Kept)) << llvm::toString(Kept.takeError());
+  EXPECT_EQ(Kept->Runs.size(), 2u) << Always.Progress;
+  EXPECT_TRUE(Kept->Problems.empty());
+}
+
 TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
   FakeProgram Program("data-limit");
   Program.Options.MaxRuns = 10;

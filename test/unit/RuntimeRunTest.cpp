@@ -351,6 +351,9 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
     EXPECT_EQ(field(R.Result, "iterations_reached"), 12) << R.Result;
     EXPECT_EQ(field(R.Result, "iterations"), 7) << R.Result;
     EXPECT_EQ(field(R.Result, "epoch_end_iterations"), 2) << R.Result;
+    EXPECT_NE(R.Result.find("every_iteration_an_epoch: false"),
+              std::string::npos)
+        << R.Result;
     std::smatch Max;
     ASSERT_TRUE(std::regex_search(R.Result, Max,
                                   std::regex("iteration_ms: \\{.* max: "
@@ -380,6 +383,8 @@ TEST(RuntimeRunTest, WhereEveryStepSpansALoopStartAllAreKept) {
   ASSERT_EQ(R.ExitCode, 0) << R.Output;
   EXPECT_EQ(field(R.Result, "iterations"), 3) << R.Result;
   EXPECT_EQ(field(R.Result, "epoch_end_iterations"), 0) << R.Result;
+  EXPECT_NE(R.Result.find("every_iteration_an_epoch: true"), std::string::npos)
+      << R.Result;
   EXPECT_NE(R.Result.find("stopped: time_limit"), std::string::npos)
       << R.Result;
 }

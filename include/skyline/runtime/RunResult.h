@@ -83,6 +83,10 @@ struct RunResult {
   /// does between epochs), left out of IterationMs. 0 when every measured
   /// iteration did: then they are all kept.
   int EpochEndIterations = 0;
+  /// Every measured iteration spanned a start of the loop: each epoch is
+  /// one batch (a dataset smaller than the batch size), or the loop is
+  /// entered once an iteration.
+  bool EveryIterationAnEpoch = false;
   /// False where the memory kinds and the layers' weight bytes are not
   /// known: a timing run, or a program that ended early (its modules and
   /// optimizers are gone by then).
