@@ -95,7 +95,8 @@ struct Analysis {
   /// prediction beyond it is extrapolated. 0 when none did.
   int64_t LargestMeasuredBatchSize = 0;
   /// The smallest such size; below it the throughput is never predicted
-  /// above its own, and no size is suggested. 0 when none ran.
+  /// above its own, and no size is suggested unless the largest that fits
+  /// is itself below it. 0 when none ran.
   int64_t SmallestMeasuredBatchSize = 0;
   /// The kept median iteration time at each measured size (the lowest of
   /// the runs at one size, where the gate added some), by size.

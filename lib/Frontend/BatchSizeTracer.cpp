@@ -53,13 +53,28 @@ bool isLiteralKind(BatchSizeKind Kind) {
   return Kind == BatchSizeKind::LiteralArgument;
 }
 
-/// The integer type a literal initializes inside braces, when an int64_t
+/// The integer type an expression initializes inside braces, when an int64_t
 /// would be narrowed to it there (`int batch_size{64}`, `Config{64, 2}` for
 /// an int field): the run-time value replacing the literal is an int64_t,
 /// and list-initialization does not narrow it implicitly. Empty otherwise.
-std::string listInitType(ASTContext &Ctx, const Expr *Literal) {
-  const Expr *Converted = Literal;
-  DynTypedNode Node = DynTypedNode::create(*Literal);
+/// The initializer of List, or of a list nested in it, that is Written
+/// once implicit conversions and parentheses are stripped.
+const Expr *convertedInit(const InitListExpr *List, const Expr *Written) {
+  for (const Expr *Init : List->inits()) {
+    if (!Init)
+      continue;
+    if (Init->IgnoreParenImpCasts() == Written->IgnoreParenImpCasts())
+      return Init;
+    if (const auto *Nested = dyn_cast<InitListExpr>(Init->IgnoreImplicit()))
+      if (const Expr *Found = convertedInit(Nested, Written))
+        return Found;
+  }
+  return nullptr;
+}
+
+std::string listInitType(ASTContext &Ctx, const Expr *Written) {
+  const Expr *Converted = Written;
+  DynTypedNode Node = DynTypedNode::create(*Written);
   while (true) {
     auto Parents = Ctx.getParents(Node);
     if (Parents.empty())
@@ -76,22 +91,26 @@ std::string listInitType(ASTContext &Ctx, const Expr *Literal) {
   const auto *Var = Node.get<VarDecl>();
   const auto *Field = Node.get<FieldDecl>();
   const auto *List = Node.get<InitListExpr>();
+  const auto *Construct = Node.get<CXXConstructExpr>(); // Options{64}
   bool InBraces = List || (Var && Var->getInitStyle() == VarDecl::ListInit) ||
-                  (Field && Field->getInClassInitStyle() == ICIS_ListInit);
+                  (Field && Field->getInClassInitStyle() == ICIS_ListInit) ||
+                  (Construct && Construct->isListInitialization());
   if (!InBraces)
     return "";
-  // A list's syntactic form holds the literal as written; its semantic
-  // form, the literal converted to the member's type. A scalar's list
-  // (`size_t n{64}`) has the scalar's type itself.
+  // A list's syntactic form holds the expression as written; its semantic
+  // form, converted to the member's type (braces elided for an inner
+  // aggregate put it in a nested list). A scalar's list (`size_t n{64}`)
+  // has the scalar's type itself. Not found: no type is safe to name.
   if (List) {
     const InitListExpr *Semantic =
         List->isSemanticForm() ? List : List->getSemanticForm();
     if (Semantic && Semantic->getType()->isScalarType())
       Converted = Semantic;
-    else if (Semantic)
-      for (const Expr *Init : Semantic->inits())
-        if (Init && Init->IgnoreImpCasts() == Literal)
-          Converted = Init;
+    else if (const Expr *Init =
+                 Semantic ? convertedInit(Semantic, Written) : nullptr)
+      Converted = Init;
+    else
+      return "";
   }
   QualType Type = Converted->getType().getCanonicalType().getUnqualifiedType();
   if (!Type->isIntegerType() || Type->isBooleanType())
@@ -99,6 +118,51 @@ std::string listInitType(ASTContext &Ctx, const Expr *Literal) {
   if (Type->isSignedIntegerType() && Ctx.getIntWidth(Type) >= 64)
     return ""; // holds every int64_t
   return Type.getAsString(Ctx.getPrintingPolicy());
+}
+
+/// The initializer an aggregate's list gives Field, or null: in the
+/// semantic form a base's comes first, an unnamed bit-field has none, and a
+/// union's list holds only the member it initializes.
+const Expr *memberInit(const InitListExpr *List, const FieldDecl *Field) {
+  const InitListExpr *Semantic =
+      List->isSemanticForm() ? List : List->getSemanticForm();
+  const RecordDecl *Of =
+      Semantic ? Semantic->getType()->getAsRecordDecl() : nullptr;
+  if (!Of || Of->getCanonicalDecl() != Field->getParent()->getCanonicalDecl())
+    return nullptr;
+  unsigned Index = 0;
+  if (Of->isUnion()) {
+    if (Semantic->getInitializedFieldInUnion() != Field)
+      return nullptr;
+  } else {
+    if (const auto *Class = dyn_cast<CXXRecordDecl>(Of))
+      Index = Class->getNumBases();
+    for (const FieldDecl *Member : Of->fields()) {
+      if (Member == Field)
+        break;
+      Index += !Member->isUnnamedBitField();
+    }
+  }
+  if (Index >= Semantic->getNumInits())
+    return nullptr;
+  const Expr *Init = Semantic->getInit(Index);
+  if (!Init || isa<ImplicitValueInitExpr, CXXDefaultInitExpr>(Init))
+    return nullptr;
+  return Init;
+}
+
+/// The variable a member is read from (`train` of `train.batch_size`), when
+/// it is one the front end can see initialized: a local or global object,
+/// not a reference or a parameter.
+const VarDecl *objectOf(const MemberExpr *Member) {
+  if (Member->isArrow())
+    return nullptr;
+  const auto *Ref =
+      dyn_cast<DeclRefExpr>(Member->getBase()->IgnoreParenImpCasts());
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  if (!Var || isa<ParmVarDecl>(Var) || Var->getType()->isReferenceType())
+    return nullptr;
+  return Var;
 }
 
 } // namespace
@@ -209,7 +273,7 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
   }
   if (const auto *Member = dyn_cast<MemberExpr>(E)) {
     if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
-      return traceField(Field, Chain, Depth + 1);
+      return traceField(Field, Chain, Depth + 1, objectOf(Member));
     if (const auto *Var = dyn_cast<VarDecl>(Member->getMemberDecl()))
       return traceVar(Var, Chain, Depth + 1);
     return std::nullopt;
@@ -235,6 +299,7 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
     Site.Value = Result.Val.getInt().getSExtValue();
     Site.Literal = TU.spanOf(E->getSourceRange());
     Site.Kind = BatchSizeKind::Derived;
+    Site.ListInitType = listInitType(TU.Ctx, E); // int b{kTotal / 4}
     Chain.push_back(step("computed as '" + TU.textOf(E->getSourceRange()) + "'",
                          E->getBeginLoc()));
     Site.Chain = Chain;
@@ -337,7 +402,7 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
 
 std::optional<BatchSizeSite>
 BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
-                            int Depth) const {
+                            int Depth, const VarDecl *Object) const {
   if (!TU.isUserCode(Field->getLocation()))
     return std::nullopt;
   std::string Name =
@@ -369,7 +434,7 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
   }
   // Config cfg{64, 2} or Config cfg{.batch_size = 64}: an aggregate's
   // initializer sets the member before any default.
-  if (auto Site = traceAggregateInit(Field, Name, Chain, Depth))
+  if (auto Site = traceAggregateInit(Field, Name, Object, Chain, Depth))
     return Site;
   if (Field->hasInClassInitializer()) {
     Chain.push_back(
@@ -390,39 +455,37 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
 }
 
 std::optional<BatchSizeSite> BatchSizeTracer::traceAggregateInit(
-    const FieldDecl *Field, const std::string &Name,
+    const FieldDecl *Field, const std::string &Name, const VarDecl *Object,
     std::vector<UseStep> &Chain, int Depth) const {
-  const Decl *Record = Field->getParent()->getCanonicalDecl();
-  // The semantic form lists a base's initializer first, then each field's
-  // in declaration order, designated or not.
-  unsigned Bases = 0;
-  if (const auto *Class = dyn_cast<CXXRecordDecl>(Field->getParent()))
-    Bases = Class->getDefinition() ? Class->getNumBases() : 0;
-  unsigned Index = Bases + Field->getFieldIndex();
-  for (const InitListExpr *List :
-       TU.findAll<InitListExpr>(initListExpr().bind("n"))) {
-    const InitListExpr *Semantic =
-        List->isSemanticForm() ? List : List->getSemanticForm();
-    const RecordDecl *Of =
-        Semantic ? Semantic->getType()->getAsRecordDecl() : nullptr;
-    if (!Of || Of->getCanonicalDecl() != Record ||
-        !TU.isUserCode(List->getBeginLoc()) || Index >= Semantic->getNumInits())
-      continue;
-    const Expr *Init = Semantic->getInit(Index);
-    if (!Init || isa<ImplicitValueInitExpr, CXXDefaultInitExpr>(Init))
-      continue;
+  auto FromList =
+      [&](const InitListExpr *List) -> std::optional<BatchSizeSite> {
+    const Expr *Init = memberInit(List, Field);
+    if (!Init || !TU.isUserCode(List->getBeginLoc()))
+      return std::nullopt;
     std::vector<UseStep> Branch = Chain;
     Branch.push_back(step("aggregate initializer of member '" + Name + "'",
                           Init->getBeginLoc()));
-    if (auto Site = traceAt(Init, Branch, Depth + 1)) {
-      if (isLiteralKind(Site->Kind))
-        Site->Kind = BatchSizeKind::LocalConstant;
-      if (Site->Name.empty())
-        Site->Name = Name;
-      Chain = Branch;
-      return Site;
-    }
+    auto Site = traceAt(Init, Branch, Depth + 1);
+    if (!Site)
+      return std::nullopt;
+    if (isLiteralKind(Site->Kind))
+      Site->Kind = BatchSizeKind::LocalConstant;
+    if (Site->Name.empty())
+      Site->Name = Name;
+    Chain = Branch;
+    return Site;
+  };
+  // The object the member is read from decides: its own list, or none.
+  if (Object) {
+    const Expr *Init = Object->getInit();
+    const auto *List =
+        Init ? dyn_cast<InitListExpr>(Init->IgnoreImplicit()) : nullptr;
+    return List ? FromList(List) : std::nullopt;
   }
+  for (const InitListExpr *List :
+       TU.findAll<InitListExpr>(initListExpr().bind("n")))
+    if (auto Site = FromList(List))
+      return Site;
   return std::nullopt;
 }
 
@@ -443,28 +506,39 @@ std::optional<BatchSizeSite> BatchSizeTracer::traceConfigFallback(
       return S->isOrdinary() ? S->getString().str() : "";
     return "";
   };
-  if ((Name == "as" || Name == "value_or") && Call->getNumArgs() == 1) {
+  // Whose method it is: a name alone would take a user's own as(2).
+  const CXXRecordDecl *Class = Member->getRecordDecl();
+  std::string ClassName = Class ? Class->getQualifiedNameAsString() : "";
+  llvm::StringRef Of(ClassName);
+  if (Name == "as" && Call->getNumArgs() == 1 && Of.starts_with("YAML::")) {
     Fallback = Call->getArg(0);
     if (const auto *Index = dyn_cast<CXXOperatorCallExpr>(
             stripValueWrappers(Member->getImplicitObjectArgument()));
         Index && Index->getOperator() == OO_Subscript &&
         Index->getNumArgs() == 2)
       Key = StringOf(Index->getArg(1));
-  } else if (Name == "value" && Call->getNumArgs() == 2) {
+  } else if (Name == "value_or" && Call->getNumArgs() == 1) {
+    Fallback = Call->getArg(0); // std::optional, toml++, boost::optional
+  } else if (Name == "value" && Call->getNumArgs() == 2 &&
+             Of.contains_insensitive("json")) {
     Key = StringOf(Call->getArg(0));
     if (!Key.empty())
       Fallback = Call->getArg(1);
   }
   if (!Fallback || isa<CXXDefaultArgExpr>(Fallback))
     return std::nullopt;
-  Chain.push_back(step("fallback of " + Name.str() + "(" +
-                           (Key.empty() ? "" : "'" + Key + "', ") +
-                           "...) where the configuration has no value",
-                       Call->getBeginLoc()));
-  auto Site = traceAt(Fallback, Chain, Depth + 1);
-  if (Site && isLiteralKind(Site->Kind))
+  std::vector<UseStep> Branch = Chain;
+  Branch.push_back(step("fallback of " + Name.str() + "(" +
+                            (Key.empty() ? "" : "'" + Key + "', ") +
+                            "...) where the configuration has no value",
+                        Call->getBeginLoc()));
+  auto Site = traceAt(Fallback, Branch, Depth + 1);
+  if (!Site)
+    return std::nullopt;
+  Chain = Branch;
+  if (isLiteralKind(Site->Kind))
     Site->Kind = BatchSizeKind::ConfigDefault;
-  if (Site && Site->Name.empty() && !Key.empty())
+  if (Site->Name.empty() && !Key.empty())
     Site->Name = Key;
   return Site;
 }

@@ -53,14 +53,17 @@ private:
   std::optional<BatchSizeSite> traceParam(const clang::ParmVarDecl *Param,
                                           std::vector<UseStep> &Chain,
                                           int Depth) const;
-  std::optional<BatchSizeSite> traceField(const clang::FieldDecl *Field,
-                                          std::vector<UseStep> &Chain,
-                                          int Depth) const;
+  /// Object: the variable the member is read from, when known; its own
+  /// initializer, not another object's, sets the member.
+  std::optional<BatchSizeSite>
+  traceField(const clang::FieldDecl *Field, std::vector<UseStep> &Chain,
+             int Depth, const clang::VarDecl *Object = nullptr) const;
   std::optional<BatchSizeSite> traceConfigFallback(const clang::CallExpr *Call,
                                                    std::vector<UseStep> &Chain,
                                                    int Depth) const;
   std::optional<BatchSizeSite> traceAggregateInit(const clang::FieldDecl *Field,
                                                   const std::string &Name,
+                                                  const clang::VarDecl *Object,
                                                   std::vector<UseStep> &Chain,
                                                   int Depth) const;
   std::optional<BatchSizeSite> traceConditional(const clang::Expr *Cond,

@@ -167,9 +167,12 @@ namespace {
 /// than MinChange (relatively), or one falls (a busy machine's noise) or
 /// only one is flat, the one whose ends are the furthest apart in
 /// ratio gets a size at its geometric middle; of two within 5% of each other
-/// the smaller sizes', nearer the declared size and the knee. 0 when no slope
-/// changes by more than MinChange, or the segment has no size between.
-int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
+/// the smaller sizes', nearer the declared size and the knee. A segment
+/// whose middle is past Limit (the data's, when known) is passed over. 0
+/// when no slope changes by more than MinChange, or the segment has no size
+/// between.
+int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
+                          int64_t Limit) {
   auto Slope = [&](size_t I) { // of the segment from point I - 1 to I
     return (Sorted[I].IterationMs - Sorted[I - 1].IterationMs) /
            double(Sorted[I].BatchSize - Sorted[I - 1].BatchSize);
@@ -182,6 +185,10 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
     return std::log(double(Sorted[I].BatchSize) /
                     double(Sorted[I - 1].BatchSize));
   };
+  auto Middle = [&](size_t I) {
+    return std::llround(std::sqrt(double(Sorted[I - 1].BatchSize) *
+                                  double(Sorted[I].BatchSize)));
+  };
   double Widest = 0;
   size_t Segment = 0;
   for (size_t I = 1; I + 1 < Sorted.size(); ++I) {
@@ -189,13 +196,14 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
     // A time that falls as the batch grows is noise no straight line can
     // be told from, and flat turning to rising is a knee: only two rising
     // slopes alike, or two flat ones, are straight.
-    bool Straight = Before == After || (Before > 0 && After > 0 &&
-                                        std::fabs(std::log(After / Before)) <=
-                                            std::log1p(MinChange));
+    bool Straight =
+        (Before == 0 && After == 0) ||
+        (Before > 0 && After > 0 &&
+         std::fabs(std::log(After / Before)) <= std::log1p(MinChange));
     if (Straight)
       continue;
     for (size_t Side : {I, I + 1})
-      if (Span(Side) > Widest * 1.05) {
+      if (Span(Side) > Widest * 1.05 && !(Limit > 0 && Middle(Side) > Limit)) {
         Widest = Span(Side);
         Segment = Side;
       }
@@ -203,8 +211,8 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange) {
   if (Segment == 0)
     return 0;
   int64_t Low = Sorted[Segment - 1].BatchSize, High = Sorted[Segment].BatchSize;
-  int64_t Middle = std::llround(std::sqrt(double(Low) * double(High)));
-  return Middle > Low && Middle < High ? Middle : 0;
+  int64_t Size = Middle(Segment);
+  return Size > Low && Size < High ? Size : 0;
 }
 
 } // namespace
@@ -260,7 +268,7 @@ int64_t nextBatchSizeForTheCapacity(const SweepState &State) {
       std::floor(double(State.TargetBytes - Last.PeakBytes) / BytesPerSample);
   // Within 5% of the capacity: the runs left go where the time bends.
   if (Target <= double(LastFit) * 1.05)
-    return whereTheTimeBends(Fitted, State.MinTimeChange);
+    return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
   Target = std::min(Target, double(int64_t(1) << 40));
   unsigned Steps = State.RunsLeft > State.RunsForBends
                        ? State.RunsLeft - State.RunsForBends
@@ -297,7 +305,7 @@ int64_t nextBatchSize(const SweepState &State) {
   });
   if (double(State.DataLimit) > double(Fitted.back().BatchSize) * 1.05)
     return State.DataLimit;
-  return whereTheTimeBends(Fitted, State.MinTimeChange);
+  return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
 }
 
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
@@ -490,10 +498,6 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
 
 /// What one batch size's runs gave: its timing runs and its breakdown run,
 /// merged into a MeasuredRun.
-struct SizeRuns;
-std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
-                                          const std::vector<SizeRuns> &Sizes);
-
 struct SizeRuns {
   int64_t BatchSize = 0;           // asked for
   std::vector<MeasuredRun> Timing; // in the order they ran; never empty

@@ -201,7 +201,7 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
       BatchSize, llvm::format("%.*f", Decimals, P->IterationMs), P->Throughput,
       formatBytes(P->PeakBytes),
       P->Fits ? "fits" : "does not fit under " + formatBytes(A.UsableBytes),
-      P->Extrapolated ? ", extrapolated beyond the sizes measured" : "");
+      P->Extrapolated ? ", extrapolated outside the sizes measured" : "");
 }
 
 //===----------------------------------------------------------------------===//

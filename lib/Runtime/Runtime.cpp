@@ -588,7 +588,8 @@ RunResult collect(StopReason Why) {
     if (!Clock.AcrossLoopStart[size_t(I)])
       Kept.push_back(Window.back());
   }
-  R.EveryIterationAnEpoch = Kept.empty() && !Window.empty();
+  // One iteration alone says nothing of the epochs' length.
+  R.EveryIterationAnEpoch = Kept.empty() && Window.size() >= 2;
   if (Kept.empty())
     Kept = Window;
   R.Iterations = int(Kept.size());

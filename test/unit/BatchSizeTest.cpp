@@ -624,4 +624,117 @@ int main() {
   EXPECT_EQ(Model.OtherBatchSizes[0].Role, BatchSizeRole::Eval);
 }
 
+/// The training batch size of a loop over `torch::randn({USE, 8})`, with
+/// Decls before main and Setup inside it.
+ProgramModel tensorLoop(llvm::StringRef Decls, llvm::StringRef Setup,
+                        llvm::StringRef Use) {
+  std::string Code = "#include <torch/torch.h>\n" + Decls.str() +
+                     "\nint main() {\n  torch::nn::Linear model(8, 1);\n"
+                     "  torch::optim::SGD opt(model->parameters(), 0.1);\n  " +
+                     Setup.str() +
+                     "\n  for (int i = 0; i < 10; ++i) {\n"
+                     "    model(torch::randn({" +
+                     Use.str() +
+                     ", 8})).backward();\n    opt.step();\n  }\n}\n";
+  return analyze(Code);
+}
+
+TEST(BatchSizeTest, EachObjectsOwnAggregateInitializer) {
+  const char *Config = "struct Config { int64_t batch_size; int epochs; };";
+  // The object the loop reads decides, not the first list in the file.
+  ProgramModel Eval = tensorLoop(
+      Config, "Config train{64, 2}; Config eval{1000, 1};", "eval.batch_size");
+  ASSERT_TRUE(Eval.BatchSize);
+  EXPECT_EQ(Eval.BatchSize->Value, 1000);
+  ProgramModel Train = tensorLoop(
+      Config, "Config train{64, 2}; Config eval{1000, 1};", "train.batch_size");
+  ASSERT_TRUE(Train.BatchSize);
+  EXPECT_EQ(Train.BatchSize->Value, 64);
+  EXPECT_EQ(Train.BatchSize->Kind, BatchSizeKind::LocalConstant);
+  EXPECT_EQ(Train.BatchSize->Name, "Config::batch_size");
+  // An object built without a list has the member's default, whatever
+  // another object's list says.
+  ProgramModel Defaulted =
+      tensorLoop("struct Config { int64_t batch_size = 32; int epochs = 1; };",
+                 "Config other{1000, 1}; Config used;", "used.batch_size");
+  ASSERT_TRUE(Defaulted.BatchSize);
+  EXPECT_EQ(Defaulted.BatchSize->Value, 32);
+  EXPECT_EQ(Defaulted.BatchSize->Kind, BatchSizeKind::FieldDefault);
+}
+
+TEST(BatchSizeTest, AggregateInitializersPastBitFieldsUnionsAndBases) {
+  // An unnamed bit-field takes no initializer; a union's list holds only
+  // its designated member; a base's initializer comes first.
+  ProgramModel BitField =
+      tensorLoop("struct Config { int epochs; int : 4; int64_t batch_size; };",
+                 "Config c{2, 48};", "c.batch_size");
+  ASSERT_TRUE(BitField.BatchSize);
+  EXPECT_EQ(BitField.BatchSize->Value, 48);
+  ProgramModel Union =
+      tensorLoop("union Size { int64_t per_device; int64_t batch_size; };",
+                 "Size c{.batch_size = 56};", "c.batch_size");
+  ASSERT_TRUE(Union.BatchSize);
+  EXPECT_EQ(Union.BatchSize->Value, 56);
+  ProgramModel Base =
+      tensorLoop("struct Common { int seed; };\n"
+                 "struct Config : Common { int64_t batch_size; };",
+                 "Config c{{7}, 24};", "c.batch_size");
+  ASSERT_TRUE(Base.BatchSize);
+  EXPECT_EQ(Base.BatchSize->Value, 24);
+}
+
+TEST(BatchSizeTest, BracesGetTheTypeTheRunsValueMustBeCastTo) {
+  // int64_t needs no cast; narrower or unsigned members, a list-initialized
+  // constructor argument (DataLoaderOptions takes size_t) and a computed
+  // size inside braces do.
+  auto TypeOf = [](llvm::StringRef Decls, llvm::StringRef Setup,
+                   llvm::StringRef Use) {
+    ProgramModel Model = tensorLoop(Decls, Setup, Use);
+    return Model.BatchSize ? Model.BatchSize->ListInitType : "(none)";
+  };
+  EXPECT_EQ(TypeOf("struct C { int64_t b{64}; };", "C c;", "c.b"), "");
+  EXPECT_EQ(TypeOf("struct C { int b{64}; };", "C c;", "c.b"), "int");
+  EXPECT_EQ(TypeOf("struct C { size_t b{64}; };", "C c;",
+                   "static_cast<int64_t>(c.b)"),
+            "unsigned long");
+  EXPECT_EQ(TypeOf("constexpr int kTotal = 256;", "int b{kTotal / 4};", "b"),
+            "int");
+  // Braces elided for an inner aggregate: the literal is in a nested list.
+  EXPECT_EQ(TypeOf("struct In { unsigned b; }; struct Out { In in; int e; };",
+                   "Out o{48, 2};", "int64_t(o.in.b)"),
+            "unsigned int");
+  // Not braces: a plain initializer converts implicitly.
+  EXPECT_EQ(TypeOf("", "int b = 64;", "b"), "");
+  ProgramModel Options = analyze(R"cpp(
+#include <torch/torch.h>
+int main() {
+  torch::nn::Linear model(2, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = torch::data::make_data_loader(
+      torch::data::datasets::MNIST("d"), torch::data::DataLoaderOptions{24});
+  for (auto &batch : *loader) {
+    model(batch.data).backward();
+    opt.step();
+  }
+}
+)cpp");
+  ASSERT_TRUE(Options.BatchSize);
+  EXPECT_EQ(Options.BatchSize->Value, 24);
+  EXPECT_EQ(Options.BatchSize->ListInitType, "unsigned long");
+}
+
+TEST(BatchSizeTest, OnlyAConfigurationsFallbackIsAConfigDefault) {
+  // A user's own as(2) is a call like any other: not traced into.
+  ProgramModel Own = tensorLoop(
+      "struct Scale { int64_t as(int64_t n) const { return n * 2; } };",
+      "Scale s;", "s.as(32)");
+  EXPECT_FALSE(Own.BatchSize) << Own.BatchSize->Value;
+  // std::optional's value_or is a fallback.
+  ProgramModel Optional = tensorLoop(
+      "#include <optional>", "std::optional<int64_t> env;", "env.value_or(40)");
+  ASSERT_TRUE(Optional.BatchSize);
+  EXPECT_EQ(Optional.BatchSize->Value, 40);
+  EXPECT_EQ(Optional.BatchSize->Kind, BatchSizeKind::ConfigDefault);
+}
+
 } // namespace

@@ -181,9 +181,22 @@ TEST(MeasureTest, ATimeThatFallsAsTheBatchGrowsIsABend) {
   State.RunsLeft = 1;
   State.DataLimit = 426;
   EXPECT_EQ(nextBatchSize(State), 151);
+  // Past the data's limit no size goes, a bend's either: with a limit of
+  // 100, 32..711's middle is passed over for 16..32's, sqrt(16 x 32) = 22.6.
+  State.DataLimit = 100;
+  EXPECT_EQ(nextBatchSize(State), 23);
+  State.DataLimit = 426;
   // Two rising slopes alike are straight: nothing more to try.
   State.Fitted[1].IterationMs = 62.24 * 2 - 0.5;
   State.Fitted[2].IterationMs = 62.24 * 711 / 16 - 0.5 * 711 / 16;
+  EXPECT_EQ(nextBatchSize(State), 0);
+  // A flat time turning to rising is a knee (a fixed cost giving way to
+  // the samples'); two flat slopes are straight.
+  State.Fitted = {
+      {8, 283000000, 2.0}, {16, 283050000, 2.0}, {32, 283115000, 4.0}};
+  State.DataLimit = 0;
+  EXPECT_EQ(nextBatchSize(State), 11) << "sqrt(8 x 16) = 11.3";
+  State.Fitted[2].IterationMs = 2.0;
   EXPECT_EQ(nextBatchSize(State), 0);
 }
 

@@ -56,7 +56,7 @@ public:
             Site.Value, Best.BatchSize, formatShare(Best.Gain),
             Model.Current->Throughput, Best.At.Throughput,
             formatBytes(Best.At.PeakBytes), formatBytes(Model.UsableBytes),
-            Best.At.Extrapolated ? " (extrapolated beyond the sizes measured)"
+            Best.At.Extrapolated ? " (extrapolated outside the sizes measured)"
                                  : "")
             .str();
     Out.push_back(std::move(F));

@@ -31,7 +31,7 @@ std::string oneLineArguments(llvm::StringRef Text, size_t MaxChars = 72) {
     Space = false;
     Line += C;
   }
-  if (Line.size() <= MaxChars)
+  if (Line.size() <= std::max<size_t>(MaxChars, 3))
     return Line;
   size_t Cut = MaxChars - 3;
   while (Cut > 0 && (static_cast<unsigned char>(Line[Cut]) & 0xC0) == 0x80)
