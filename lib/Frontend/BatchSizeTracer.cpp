@@ -57,6 +57,17 @@ bool isLiteralKind(BatchSizeKind Kind) {
 /// would be narrowed to it there (`int batch_size{64}`, `Config{64, 2}` for
 /// an int field): the run-time value replacing the literal is an int64_t,
 /// and list-initialization does not narrow it implicitly. Empty otherwise.
+/// A member's site set where the program sets it (an assignment, an
+/// aggregate's initializer), not by its default: a local setting.
+std::optional<BatchSizeSite> setWhere(std::optional<BatchSizeSite> Site,
+                                      const std::string &Member) {
+  if (Site && isLiteralKind(Site->Kind))
+    Site->Kind = BatchSizeKind::LocalConstant;
+  if (Site && Site->Name.empty())
+    Site->Name = Member;
+  return Site;
+}
+
 /// The initializer of List, or of a list nested in it, that is Written
 /// once implicit conversions and parentheses are stripped.
 const Expr *convertedInit(const InitListExpr *List, const Expr *Written) {
@@ -423,11 +434,8 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
     std::vector<UseStep> Branch = Chain;
     Branch.push_back(
         step("assignment to member '" + Name + "'", Assign->getBeginLoc()));
-    if (auto Site = traceAt(Assign->getRHS(), Branch, Depth + 1)) {
-      if (isLiteralKind(Site->Kind))
-        Site->Kind = BatchSizeKind::LocalConstant;
-      if (Site->Name.empty())
-        Site->Name = Name;
+    if (auto Site =
+            setWhere(traceAt(Assign->getRHS(), Branch, Depth + 1), Name)) {
       Chain = Branch;
       return Site;
     }
@@ -465,14 +473,9 @@ std::optional<BatchSizeSite> BatchSizeTracer::traceAggregateInit(
     std::vector<UseStep> Branch = Chain;
     Branch.push_back(step("aggregate initializer of member '" + Name + "'",
                           Init->getBeginLoc()));
-    auto Site = traceAt(Init, Branch, Depth + 1);
-    if (!Site)
-      return std::nullopt;
-    if (isLiteralKind(Site->Kind))
-      Site->Kind = BatchSizeKind::LocalConstant;
-    if (Site->Name.empty())
-      Site->Name = Name;
-    Chain = Branch;
+    auto Site = setWhere(traceAt(Init, Branch, Depth + 1), Name);
+    if (Site)
+      Chain = Branch;
     return Site;
   };
   // The object the member is read from decides: its own list, or none.

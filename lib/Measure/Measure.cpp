@@ -793,6 +793,14 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       return 0;
     return Next;
   };
+  // After a size too large for a reason other than memory: the sweep stays
+  // below it; false when nothing is left to try.
+  auto BackOff = [&](unsigned Index) {
+    FirstTooLarge =
+        FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
+    BatchSize = NextSize(Index);
+    return BatchSize != 0;
+  };
   for (unsigned Index = 0; Index < Options.MaxRuns; ++Index) {
     if (Index > 0 && BudgetSpent()) {
       NoteBudget("measured " + std::to_string(Index) + " of " +
@@ -824,10 +832,7 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
         break;
       // Its data lasts too few iterations at this size: back off as from
       // an out-of-memory run, without calling it one.
-      FirstTooLarge =
-          FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
-      BatchSize = NextSize(Index);
-      if (!BatchSize)
+      if (!BackOff(Index))
         break;
       continue;
     }
@@ -837,10 +842,7 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       Progress << ", " << describeIterations(*Timing->Run)
                << ", each a whole epoch\n";
       Result.Problems.push_back(*Past);
-      FirstTooLarge =
-          FirstTooLarge ? std::min(*FirstTooLarge, BatchSize) : BatchSize;
-      BatchSize = NextSize(Index);
-      if (!BatchSize)
+      if (!BackOff(Index))
         break;
       continue;
     }
