@@ -203,6 +203,9 @@ struct Measurement {
   std::vector<std::string> Problems;
   double TimeBudgetSeconds = 0; // 0: none
   bool TimeBudgetSpent = false; // batch sizes were left out for it
+  /// The smallest size left out because each of its iterations was a whole
+  /// epoch: the dataset holds fewer samples than this. 0: none was seen.
+  int64_t LargerThanTheData = 0;
 };
 
 /// "512MiB", "8GiB", "1.5GB", "1000000" to bytes.

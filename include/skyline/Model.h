@@ -85,6 +85,10 @@ struct Analysis {
   /// size that ran out of memory), at most LargestSearchedBatchSize; none
   /// without a memory fit or when even 1 does not fit.
   std::optional<int64_t> MaxBatchSize;
+  /// One less than the smallest size whose every iteration was a whole
+  /// epoch (Measurement::LargerThanTheData): the suggestion stays at or
+  /// below it. 0: no such bound.
+  int64_t DataBound = 0;
   std::optional<Prediction> Current;
   std::optional<Suggestion> Suggested;
   std::string NoSuggestionReason; // set when Suggested is not

@@ -842,6 +842,10 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       Progress << ", " << describeIterations(*Timing->Run)
                << ", each a whole epoch\n";
       Result.Problems.push_back(*Past);
+      Result.LargerThanTheData =
+          Result.LargerThanTheData
+              ? std::min(Result.LargerThanTheData, BatchSize)
+              : BatchSize;
       if (!BackOff(Index))
         break;
       continue;

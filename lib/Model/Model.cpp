@@ -336,7 +336,10 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
             .str();
     return;
   }
-  std::optional<int64_t> Chosen = chooseBatchSize(A, *A.MaxBatchSize, Options);
+  // Past the data a batch is the whole dataset, whatever it asks for.
+  int64_t Cap = A.DataBound > 0 ? std::min(*A.MaxBatchSize, A.DataBound)
+                                : *A.MaxBatchSize;
+  std::optional<int64_t> Chosen = chooseBatchSize(A, Cap, Options);
   std::optional<Prediction> At;
   if (Chosen)
     At = predictAt(A, *Chosen);
@@ -444,6 +447,7 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   A.CapacityBytes = M.MemoryCapacityBytes;
   A.UsableBytes = usableBytes(M.MemoryCapacityBytes, Options.MemoryMargin);
   A.FirstOutOfMemory = firstOutOfMemory(M);
+  A.DataBound = M.LargerThanTheData > 1 ? M.LargerThanTheData - 1 : 0;
 
   Points P = collectPoints(M);
   A.TimePoints = fastestBySize(P);

@@ -175,6 +175,10 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
     OS << "largest batch size that fits: " << *A.MaxBatchSize << " ("
        << formatBytes(A.UsableBytes) << " usable of "
        << formatBytes(A.CapacityBytes) << ")\n";
+  if (A.DataBound)
+    OS << "the dataset holds fewer than " << A.DataBound + 1
+       << " samples (a batch of " << A.DataBound + 1
+       << " was the whole of it): no larger size is suggested\n";
   if (A.Suggested)
     OS << "suggested batch size: " << A.Suggested->BatchSize << " ("
        << formatShare(A.Suggested->Gain) << " more throughput than "
@@ -401,6 +405,9 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
       << M.TimeBudgetSeconds;
   Out << YAML::Key << "time_budget_spent" << YAML::Value << M.TimeBudgetSpent
       << YAML::EndMap;
+  if (M.LargerThanTheData)
+    Out << YAML::Key << "larger_than_the_data" << YAML::Value
+        << M.LargerThanTheData;
   Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
   for (const MeasuredRun &Run : M.Runs)
     emitRun(Out, Run);
@@ -524,6 +531,7 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
     Report.BuildSeconds = get<double>(Root["time"], "build_seconds");
     M.TimeBudgetSeconds = get<double>(Root["time"], "time_budget_seconds");
     M.TimeBudgetSpent = get<bool>(Root["time"], "time_budget_spent");
+    M.LargerThanTheData = get<int64_t>(Root, "larger_than_the_data");
     for (const YAML::Node &Run : Root["runs"])
       M.Runs.push_back(readRun(Run));
     for (const YAML::Node &Problem : Root["problems"])

@@ -512,6 +512,7 @@ TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
             "holds fewer samples than 64, so every batch was all of them, "
             "smaller than asked; the size is left out and the sweep stays "
             "below it");
+  EXPECT_EQ(M->LargerThanTheData, 56);
   // No breakdown run was spent on a size left out.
   EXPECT_EQ(llvm::StringRef(Program.calls()).count("breakdown"), 4u);
 

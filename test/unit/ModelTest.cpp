@@ -205,6 +205,23 @@ TEST(ModelTest, PredictAtOneSizePastTheCap) {
   EXPECT_FALSE(predictAt(A, -8));
 }
 
+TEST(ModelTest, TheDatasetBoundsTheSuggestion) {
+  // Batch size 100 was left out: each iteration a whole epoch, so the
+  // dataset holds fewer samples. The memory maximum stays 260; the
+  // suggestion stays at or below 99. Best: 99000 / 11.9 = 8319.3; within
+  // 5%: >= 7903.4, b >= 2 x 7903.4 / (1000 - 790.34) = 75.4. 72 gives
+  // 72000 / 9.2 = 7826.1 (short), 80 gives 80000 / 10 = 8000.
+  // Gain: 8000 / (32000 / 5.2) - 1 = 41.6 / 32 - 1.
+  Measurement M = linearRuns(Capacity);
+  M.LargerThanTheData = 100;
+  Analysis A = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(A.MaxBatchSize, 260);
+  EXPECT_EQ(A.DataBound, 99);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 80);
+  EXPECT_NEAR(A.Suggested->Gain, 41.6 / 32 - 1, 1e-9);
+}
+
 TEST(ModelTest, OutOfMemoryRunBoundsTheMaximum) {
   // A roomy capacity (usable 9e8 bytes: b <= 89900) but 128 ran out of
   // memory, so the maximum is 127.

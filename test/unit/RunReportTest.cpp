@@ -53,6 +53,7 @@ SavedReport sample() {
   Oom.BatchSize = 128;
   Oom.OutOfMemory = true;
   M.Runs.push_back(Oom);
+  M.LargerThanTheData = 200;
   return Report;
 }
 
@@ -77,6 +78,7 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Threads, 2);
   EXPECT_EQ(M.MallocThresholdsUsed, "pinned");
   EXPECT_EQ(M.GlibcTunables, "glibc.malloc.mmap_threshold=33554432");
+  EXPECT_EQ(M.LargerThanTheData, 200);
   ASSERT_EQ(M.Runs.size(), 3u);
   EXPECT_EQ(M.Runs[1].PeakBytes, 1320000);
   EXPECT_DOUBLE_EQ(M.Runs[1].IterationMs.Median, 8.4);
@@ -119,6 +121,22 @@ TEST(RunReportTest, TableSaysHowFarApartTheTimingRunsWere) {
   Text.clear();
   printRunTable(Report.Measured, 32, OS);
   EXPECT_THAT(Text, ::testing::Not(HasSubstr("middle of 1")));
+}
+
+TEST(RunReportTest, PredictionsSayWhereTheDataEnds) {
+  // The sample's 200 was left out as a whole epoch a batch.
+  SavedReport Report = sample();
+  Analysis A = analyze(Report.Measured, 32, ModelOptions());
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printPredictions(A, OS);
+  EXPECT_THAT(Text, HasSubstr("the dataset holds fewer than 200 samples (a "
+                              "batch of 200 was the whole of it): no larger "
+                              "size is suggested\n"));
+  Report.Measured.LargerThanTheData = 0;
+  Text.clear();
+  printPredictions(analyze(Report.Measured, 32, ModelOptions()), OS);
+  EXPECT_THAT(Text, ::testing::Not(HasSubstr("the dataset holds")));
 }
 
 TEST(RunReportTest, ClearErrors) {
