@@ -243,11 +243,9 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup) {
 
 namespace {
 
-int64_t nextBatchSizeForTheCapacity(const SweepState &State) {
-  std::vector<SweepPoint> Fitted = State.Fitted;
-  llvm::sort(Fitted, [](const SweepPoint &A, const SweepPoint &B) {
-    return A.BatchSize < B.BatchSize;
-  });
+/// Fitted: State.Fitted by batch size.
+int64_t nextBatchSizeForTheCapacity(const SweepState &State,
+                                    llvm::ArrayRef<SweepPoint> Fitted) {
   const SweepPoint &Last = Fitted.back();
   int64_t LastFit = Last.BatchSize;
   if (State.FirstOutOfMemory) {
@@ -294,15 +292,15 @@ int64_t nextBatchSizeForTheCapacity(const SweepState &State) {
 int64_t nextBatchSize(const SweepState &State) {
   if (State.Fitted.empty())
     return 0;
-  int64_t Next = nextBatchSizeForTheCapacity(State);
-  if (!State.DataLimit || Next <= State.DataLimit)
-    return Next;
-  // Past the data's limit a run measures too few iterations, or none: as
-  // far as the data lasts, then where the time bends.
   std::vector<SweepPoint> Fitted = State.Fitted;
   llvm::sort(Fitted, [](const SweepPoint &A, const SweepPoint &B) {
     return A.BatchSize < B.BatchSize;
   });
+  int64_t Next = nextBatchSizeForTheCapacity(State, Fitted);
+  if (!State.DataLimit || Next <= State.DataLimit)
+    return Next;
+  // Past the data's limit a run measures too few iterations, or none: as
+  // far as the data lasts, then where the time bends.
   if (double(State.DataLimit) > double(Fitted.back().BatchSize) * 1.05)
     return State.DataLimit;
   return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);

@@ -367,6 +367,14 @@ public:
   std::string Progress;
 };
 
+/// The batch sizes of a measurement's runs, in the order they are kept.
+std::vector<int64_t> sizesOf(const Measurement &M) {
+  std::vector<int64_t> Sizes;
+  for (const MeasuredRun &Run : M.Runs)
+    Sizes.push_back(Run.BatchSize);
+  return Sizes;
+}
+
 /// A result file's text, as the runtime writes it.
 std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
                    int Reached, bool OutOfMemory = false,
@@ -494,9 +502,7 @@ TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // 8, 16, 32; 64 measured 50 samples a batch: left out, and halfway back
   // from it, 48 measures and 56 is left out too.
-  std::vector<int64_t> Sizes;
-  for (const MeasuredRun &Run : M->Runs)
-    Sizes.push_back(Run.BatchSize);
+  std::vector<int64_t> Sizes = sizesOf(*M);
   EXPECT_EQ(Sizes, (std::vector<int64_t>{8, 16, 32, 48})) << Program.Progress;
   EXPECT_NE(Program.Progress.find("run 4/6 at batch size 64... 0.0 s, 8 "
                                   "iterations, each a whole epoch\n"),
@@ -559,9 +565,7 @@ TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
   // for two measured iterations. The sweep does not try 2048 (it would
   // reach 2, none measured), and with a straight time line there is no
   // bend to add a size at.
-  std::vector<int64_t> Sizes;
-  for (const MeasuredRun &Run : M->Runs)
-    Sizes.push_back(Run.BatchSize);
+  std::vector<int64_t> Sizes = sizesOf(*M);
   EXPECT_EQ(Sizes, (std::vector<int64_t>{8, 16, 32, 64, 128, 256, 512, 1024}))
       << Program.Progress;
   EXPECT_EQ(M->Runs.back().Iterations, 1u);
