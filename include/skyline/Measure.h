@@ -74,6 +74,10 @@ struct MeasureOptions {
   DeviceChoice Device = DeviceChoice::Auto;
   MallocThresholds Malloc = MallocThresholds::Pinned;
   std::string WorkDir; // logs and results go here
+  /// The training loop shapes tensors by the batch size, so a size that
+  /// does not divide the dataset fails at an epoch's end: once a run has
+  /// seen the dataset's size, the sweep tries its divisors.
+  bool WholeBatchesOnly = false;
 };
 
 /// glibc's malloc thresholds in the runs' environment.
@@ -153,6 +157,12 @@ struct MeasuredRun {
   /// Every measured iteration spanned a start of the training loop: each
   /// epoch was one batch, or the loop is entered once an iteration.
   bool EveryIterationAnEpoch = false;
+  /// Iterations of the program's first epoch, where the run saw the
+  /// second begin; 0 where it did not.
+  unsigned EpochIterations = 0;
+  /// The training loader's dataset size, where the run saw it (the
+  /// instrumented loader's dataset argument); 0 where it did not.
+  int64_t DatasetSamples = 0;
   /// timing or breakdown: what the result file came from.
   std::string Mode;
   /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none
@@ -206,7 +216,20 @@ struct Measurement {
   /// The smallest size left out because each of its iterations was a whole
   /// epoch: the dataset holds fewer samples than this. 0: none was seen.
   int64_t LargerThanTheData = 0;
+  /// The smallest size whose timing run failed (crashed, exited non-zero,
+  /// timed out) once a smaller size had measured: the sweep stayed below
+  /// it, and no size from it on is suggested, since a size between two
+  /// that ran can fail like it (a last batch the program cannot shape).
+  /// 0: none failed.
+  int64_t FirstFailure = 0;
 };
+
+/// The divisor of Samples nearest Next (by ratio, within a factor of 1.5)
+/// that is not in Measured and is below Below (when set); Next itself when
+/// none is near, 0 when Next is 0.
+int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
+                              llvm::ArrayRef<int64_t> Measured,
+                              std::optional<int64_t> Below);
 
 /// "512MiB", "8GiB", "1.5GB", "1000000" to bytes.
 std::optional<int64_t> parseByteSize(llvm::StringRef Text);

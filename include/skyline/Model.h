@@ -51,6 +51,10 @@ struct ModelOptions {
   double ThroughputSlack = 0.05; // --throughput-slack: within this of the best
   double MinGain = 0.05;         // --min-gain: offered from this gain on
   double MinRSquared = 0.90;     // a poorer fit cannot predict
+  /// The training loop shapes tensors by the batch size
+  /// (TrainingLoop::BatchShapes): a short last batch fails, so where the
+  /// dataset's size is known only its divisors are suggested.
+  bool WholeBatchesOnly = false;
 };
 
 /// The model's view of one batch size.
@@ -89,6 +93,19 @@ struct Analysis {
   /// epoch (Measurement::LargerThanTheData): the suggestion stays at or
   /// below it. 0: no such bound.
   int64_t DataBound = 0;
+  /// One less than the smallest size whose run failed
+  /// (Measurement::FirstFailure): the suggestion stays at or below it.
+  /// 0: no such bound.
+  int64_t FailureBound = 0;
+  /// The dataset's size in samples, where the program needs whole batches
+  /// (ModelOptions::WholeBatchesOnly) and runs saw its first epoch end: the
+  /// epoch's iterations times the batch size, the same at every size that
+  /// saw it (a size that does not divide the dataset fails at the epoch's
+  /// end). The suggestion divides it. 0: not known.
+  int64_t WholeBatchSamples = 0;
+  /// The training loader's dataset size, as the runs saw it (0: they did
+  /// not): the suggestion is at most half of it, two batches an epoch.
+  int64_t DatasetSamples = 0;
   std::optional<Prediction> Current;
   std::optional<Suggestion> Suggested;
   std::string NoSuggestionReason; // set when Suggested is not

@@ -59,6 +59,12 @@ std::string describeSignal(int Signal);
 /// The last Lines lines of a file, for error messages.
 std::string tailOfFile(llvm::StringRef Path, unsigned Lines);
 
+/// What a program's output says of how it failed: where it died of an
+/// uncaught C++ exception, the "terminate called ..." and what() lines (at
+/// most Lines), without the stack frames a LibTorch error prints after its
+/// message; else the last Lines lines.
+std::string failureOfOutput(llvm::StringRef Path, unsigned Lines);
+
 } // namespace skyline
 
 #endif // SKYLINE_PROCESS_H

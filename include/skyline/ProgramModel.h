@@ -81,6 +81,10 @@ struct BatchSizeSite {
   /// becomes `const` (`inline const` for a static member).
   std::vector<TextEdit> OverrideEdits;
   std::vector<UseStep> Chain; // from the use (first) to the declaration (last)
+  /// The dataset argument of the loader this batch size is given to
+  /// (`std::move(train_dataset)` of make_data_loader): the runs wrap it to
+  /// learn the dataset's size. None: not a loader's, or inside a macro.
+  std::optional<SourceSpan> DatasetArgument;
 };
 
 /// A place where a layer (a torch::nn module) is constructed.
@@ -134,6 +138,19 @@ struct CallSite {
   unsigned Length = 0;
 };
 
+/// A call in the training loop that gives a tensor the batch size as a
+/// dimension (`x.view({batch_size, -1})`, `torch::ones({batch_size, 1})`):
+/// a batch smaller than the size, an epoch's last, fails there.
+struct BatchShape {
+  CallSite Call;
+  std::string Text; // the call as written, on one line, cut at 60 characters
+  /// The variable (or field) used as a dimension and where it is declared;
+  /// the front end keeps only the training batch size's.
+  std::string Variable;
+  std::string VariableFile;
+  unsigned VariableLine = 0;
+};
+
 /// The loop one pass of which is one training iteration.
 struct TrainingLoop {
   std::string File;
@@ -154,6 +171,9 @@ struct TrainingLoop {
   std::vector<CallSite> ZeroGradCalls;
   std::vector<CallSite> BackwardCalls;
   std::vector<CallSite> StepCalls;
+  /// Where the loop shapes tensors by the training batch size: the
+  /// program needs every batch whole.
+  std::vector<BatchShape> BatchShapes;
 };
 
 struct ProgramModel {

@@ -9,6 +9,8 @@
 
 #include "skyline/Process.h"
 
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/FileSystem.h"
@@ -465,6 +467,37 @@ std::string tailOfFile(llvm::StringRef Path, unsigned Lines) {
     Start = Text.rfind('\n', Start - 1);
   return (Start == llvm::StringRef::npos ? Text : Text.drop_front(Start + 1))
       .str();
+}
+
+std::string failureOfOutput(llvm::StringRef Path, unsigned Lines) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Path);
+  if (!Buffer)
+    return "";
+  llvm::StringRef Text = (*Buffer)->getBuffer().rtrim();
+  size_t What = Text.rfind("what():");
+  if (What == llvm::StringRef::npos)
+    return tailOfFile(Path, Lines);
+  size_t Start = Text.rfind('\n', What);
+  Start = Start == llvm::StringRef::npos ? 0 : Start + 1;
+  if (Start > 1) {
+    size_t Before = Text.rfind('\n', Start - 2);
+    Before = Before == llvm::StringRef::npos ? 0 : Before + 1;
+    if (Text.substr(Before).starts_with("terminate called"))
+      Start = Before;
+  }
+  llvm::SmallVector<llvm::StringRef, 8> Kept;
+  llvm::StringRef Rest = Text.drop_front(Start);
+  while (!Rest.empty() && Kept.size() < Lines) {
+    auto [Line, Next] = Rest.split('\n');
+    // LibTorch's c10::Error: its message, then where it was raised and
+    // the frames, which say less.
+    if (Line.starts_with("Exception raised from") ||
+        Line.starts_with("frame #"))
+      break;
+    Kept.push_back(Line);
+    Rest = Next;
+  }
+  return llvm::join(Kept, "\n");
 }
 
 } // namespace skyline

@@ -26,6 +26,12 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::Key << "uses" << YAML::Value << Site.Uses;
   Out << YAML::Key << "in_string" << YAML::Value << Site.InString;
   Out << YAML::Key << "list_init_type" << YAML::Value << Site.ListInitType;
+  if (Site.DatasetArgument) {
+    Out << YAML::Key << "dataset_argument" << YAML::Value << YAML::Flow
+        << YAML::BeginMap;
+    emitSpanFields(Out, *Site.DatasetArgument);
+    Out << YAML::EndMap;
+  }
   Out << YAML::Key << "override_edits" << YAML::Value << YAML::BeginSeq;
   for (const TextEdit &Edit : Site.OverrideEdits) {
     Out << YAML::Flow << YAML::BeginMap;
@@ -87,6 +93,19 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
   emitCalls(Out, "zero_grad_calls", Loop.ZeroGradCalls);
   emitCalls(Out, "backward_calls", Loop.BackwardCalls);
   emitCalls(Out, "step_calls", Loop.StepCalls);
+  if (!Loop.BatchShapes.empty()) {
+    Out << YAML::Key << "batch_shapes" << YAML::Value << YAML::BeginSeq;
+    for (const BatchShape &Shape : Loop.BatchShapes)
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "text"
+          << YAML::Value << Shape.Text << YAML::Key << "variable"
+          << YAML::Value << Shape.Variable << YAML::Key << "file"
+          << YAML::Value << Shape.Call.File << YAML::Key << "line"
+          << YAML::Value << Shape.Call.Line << YAML::Key << "column"
+          << YAML::Value << Shape.Call.Column << YAML::Key << "offset"
+          << YAML::Value << Shape.Call.Offset << YAML::Key << "length"
+          << YAML::Value << Shape.Call.Length << YAML::EndMap;
+    Out << YAML::EndSeq;
+  }
   Out << YAML::EndMap;
 }
 
@@ -121,6 +140,8 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
   Site.Uses = get<unsigned>(Node, "uses", 1);
   Site.InString = get<bool>(Node, "in_string", false);
   Site.ListInitType = get<std::string>(Node, "list_init_type", "");
+  if (const YAML::Node Dataset = Node["dataset_argument"])
+    Site.DatasetArgument = readSpan(Dataset);
   for (const YAML::Node &Edit : Node["override_edits"])
     Site.OverrideEdits.push_back(
         {readSpan(Edit), get<std::string>(Edit, "text")});
@@ -169,6 +190,15 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   Loop.ZeroGradCalls = readCalls(Node["zero_grad_calls"]);
   Loop.BackwardCalls = readCalls(Node["backward_calls"]);
   Loop.StepCalls = readCalls(Node["step_calls"]);
+  for (const YAML::Node &Shape : Node["batch_shapes"]) {
+    BatchShape Read;
+    Read.Call = {get<std::string>(Shape, "file"), get<unsigned>(Shape, "line"),
+                 get<unsigned>(Shape, "column"), get<unsigned>(Shape, "offset"),
+                 get<unsigned>(Shape, "length")};
+    Read.Text = get<std::string>(Shape, "text");
+    Read.Variable = get<std::string>(Shape, "variable");
+    Loop.BatchShapes.push_back(std::move(Read));
+  }
   return Loop;
 }
 

@@ -236,6 +236,14 @@ ProgramSources programSources(const CommandLineOptions &Options,
   return Program;
 }
 
+/// The training loop shapes tensors by the batch size: a short last batch
+/// fails it.
+bool needsWholeBatches(const ProgramModel &Program) {
+  return llvm::any_of(Program.TrainingLoops, [](const TrainingLoop &Loop) {
+    return !Loop.BatchShapes.empty();
+  });
+}
+
 /// Instrument, build and measure; the static model is already printed.
 llvm::Expected<SavedReport>
 runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
@@ -259,6 +267,7 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
 
   MeasureOptions Measure = Options.Measure;
   Measure.WorkDir = WorkDir;
+  Measure.WholeBatchesOnly = needsWholeBatches(Model);
   auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value,
                                  Measure, Baseline, Options.Gate);
   if (!Measured)
@@ -292,7 +301,9 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
                      llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
   const ProgramModel &Program = Report.Program;
   int64_t Declared = Program.BatchSize ? Program.BatchSize->Value : 0;
-  Analysis Model = analyze(Report.Measured, Declared, Options.Rules.Model);
+  ModelOptions ForThisProgram = Options.Rules.Model;
+  ForThisProgram.WholeBatchesOnly = needsWholeBatches(Program);
+  Analysis Model = analyze(Report.Measured, Declared, ForThisProgram);
 
   std::vector<Finding> Findings;
   if (Program.BatchSize)

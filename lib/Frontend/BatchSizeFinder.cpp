@@ -123,6 +123,10 @@ private:
       if (Site->Name.empty())
         Site->Name = "make_data_loader";
       assignLoaderRole(*Site, Loader, Args[0]);
+      if (!Args[0]->getBeginLoc().isMacroID() &&
+          !Args[0]->getEndLoc().isMacroID() &&
+          !isa<CXXDefaultArgExpr>(Args[0]))
+        Site->DatasetArgument = TU.spanOf(Args[0]->getSourceRange());
       Sites.push_back(std::move(*Site));
       break;
     }

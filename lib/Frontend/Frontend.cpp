@@ -475,7 +475,33 @@ void mergeLoops(const Collected &In, ProgramModel &Model) {
                    O.Name == Opt.Name;
           }))
         It->Optimizers.push_back(Opt);
+    for (const BatchShape &Shape : Loop.BatchShapes)
+      if (llvm::none_of(It->BatchShapes, [&](const BatchShape &S) {
+            return S.Call.Offset == Shape.Call.Offset &&
+                   S.Call.File == Shape.Call.File &&
+                   S.Variable == Shape.Variable;
+          }))
+        It->BatchShapes.push_back(Shape);
   }
+}
+
+/// Keeps the shapes whose dimension is the training batch size: its
+/// variable by name (`kBatchSize`, the field `batch_size` of
+/// `Options::batch_size`), or the declaration its literal initializes.
+void keepBatchSizeShapes(ProgramModel &Model) {
+  for (TrainingLoop &Loop : Model.TrainingLoops)
+    llvm::erase_if(Loop.BatchShapes, [&](const BatchShape &Shape) {
+      if (!Model.BatchSize)
+        return true;
+      const BatchSizeSite &Site = *Model.BatchSize;
+      llvm::StringRef Name(Site.Name);
+      size_t Separator = Name.find_last_of(":.");
+      if (Separator != llvm::StringRef::npos)
+        Name = Name.drop_front(Separator + 1);
+      bool Declared = Shape.VariableLine == Site.Literal.Line &&
+                      Shape.VariableFile == Site.Literal.File;
+      return !(Declared || (!Name.empty() && Shape.Variable == Name));
+    });
 }
 
 ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
@@ -487,6 +513,7 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   // A name the user gave that matches nothing is an answer too: no guessing.
   mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
   mergeLoops(In, Model);
+  keepBatchSizeShapes(Model);
   std::set<std::pair<std::string, unsigned>> SeenSaves;
   for (const SourceSpan &Save : In.SaveCalls)
     if (SeenSaves.insert({Save.File, Save.Offset}).second)

@@ -12,6 +12,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -242,6 +243,70 @@ CallSite callSite(const TUContext &TU, const CallExpr *Call) {
           TU.columnOf(Call->getBeginLoc()), Span.Offset, Span.Length};
 }
 
+/// Whether Call makes or reshapes a tensor to a shape its arguments give:
+/// Tensor::view/reshape/expand/resize_, torch::ones/zeros/full/empty (a
+/// target or a label, compared with a batch's output). Random noise of the
+/// batch size (a GAN's) is left out: on its own it fails at no batch.
+bool shapesATensor(const CallExpr *Call) {
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(Callee))
+    return isTensorMethod(Method) &&
+           llvm::is_contained({"view", "reshape", "expand", "resize_"}, Name);
+  std::string Qualified = Callee->getQualifiedNameAsString();
+  llvm::StringRef Namespace(Qualified);
+  return (Namespace.starts_with("torch::") || Namespace.starts_with("at::")) &&
+         llvm::is_contained({"ones", "zeros", "full", "empty"}, Name);
+}
+
+/// The variables named inside E (its dimensions, for a shape argument).
+void namedVariables(const Stmt *S, llvm::SmallVectorImpl<const ValueDecl *> &Out) {
+  if (!S)
+    return;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
+      Out.push_back(Var);
+  } else if (const auto *Member = dyn_cast<MemberExpr>(S)) {
+    if (const auto *Field = dyn_cast<FieldDecl>(Member->getMemberDecl()))
+      Out.push_back(Field);
+  }
+  for (const Stmt *Child : S->children())
+    namedVariables(Child, Out);
+}
+
+/// Every call in Loop that shapes a tensor with a variable among its
+/// dimensions, one entry a variable; the caller keeps the batch size's.
+void collectShapes(const TUContext &TU, const Stmt *S,
+                   std::vector<BatchShape> &Out) {
+  if (!S)
+    return;
+  if (const auto *Call = dyn_cast<CallExpr>(S); Call && shapesATensor(Call)) {
+    llvm::SmallVector<const ValueDecl *, 4> Named;
+    for (const Expr *Arg : Call->arguments())
+      namedVariables(Arg, Named);
+    std::string Text = llvm::join(
+        llvm::split(TU.textOf(Call->getSourceRange()), '\n'), " ");
+    Text.erase(std::unique(Text.begin(), Text.end(),
+                           [](char A, char B) { return A == ' ' && B == ' '; }),
+               Text.end());
+    if (Text.size() > 60)
+      Text = Text.substr(0, 57) + "...";
+    for (const ValueDecl *Var : Named) {
+      BatchShape Shape;
+      Shape.Call = callSite(TU, Call);
+      Shape.Text = Text;
+      Shape.Variable = Var->getNameAsString();
+      Shape.VariableFile = TU.fileOf(Var->getLocation());
+      Shape.VariableLine = TU.lineOf(Var->getLocation());
+      Out.push_back(std::move(Shape));
+    }
+  }
+  for (const Stmt *Child : S->children())
+    collectShapes(TU, Child, Out);
+}
+
 std::string functionName(const TUContext &TU, const Stmt *S) {
   const FunctionDecl *F = TU.enclosingFunction(S);
   return F ? F->getQualifiedNameAsString() : "";
@@ -312,6 +377,7 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
               1 - Span.Offset;
       markableLoopExtent(TU, Loop, L);
     }
+    collectShapes(TU, Loop, L.BatchShapes);
     Out.Loops.push_back(std::move(L));
   }
 

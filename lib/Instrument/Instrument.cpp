@@ -48,6 +48,14 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
   for (const TextEdit &Edit : Site.OverrideEdits)
     Plan[Edit.Range.File].push_back(
         {Edit.Range.Offset, Edit.Range.Length, Edit.Text, 0});
+  // The loader's dataset tells the runs its size.
+  if (const std::optional<SourceSpan> &Dataset = Site.DatasetArgument) {
+    auto &Edits = Plan[Dataset->File];
+    Edits.push_back(
+        {Dataset->Offset, 0, "skyline::rt::observe_dataset(", -long(Dataset->Length)});
+    Edits.push_back({Dataset->Offset + Dataset->Length, 0, ")",
+                     SuffixBase + long(Dataset->Length)});
+  }
 }
 
 void planLoop(const TrainingLoop &Loop,

@@ -35,7 +35,7 @@ std::string runName(RunKind Mode, int64_t BatchSize) {
 }
 
 std::string withLogTail(std::string What, llvm::StringRef Log) {
-  std::string Tail = tailOfFile(Log, 12);
+  std::string Tail = failureOfOutput(Log, 12);
   if (!Tail.empty())
     What += "; the end of its output (" + Log.str() + "):\n" + Tail;
   return What;
@@ -92,6 +92,18 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
         " before its measured iterations (does it reach optimizer.step() often "
         "enough? see --iterations)";
   return withLogTail(What, Log);
+}
+
+/// A failed run's Problem, with what it means for the sweep and the
+/// suggestion put before the program's output.
+std::string failedSizeProblem(llvm::StringRef Problem, int64_t BatchSize) {
+  std::string Bound = "the sweep stays below " + std::to_string(BatchSize) +
+                      " and suggests no size from it on";
+  size_t Output = Problem.find("; the end of its output");
+  if (Output == llvm::StringRef::npos)
+    return (Problem + "; " + Bound).str();
+  return (Problem.take_front(Output) + "; " + Bound + Problem.drop_front(Output))
+      .str();
 }
 
 std::string describeEndedEarly(const MeasuredRun &Run, RunKind Mode) {
@@ -306,6 +318,30 @@ int64_t nextBatchSize(const SweepState &State) {
   return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
 }
 
+int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
+                              llvm::ArrayRef<int64_t> Measured,
+                              std::optional<int64_t> Below) {
+  if (Next <= 0 || Samples <= 0)
+    return Next;
+  int64_t Nearest = 0;
+  double NearestRatio = std::log(1.5);
+  auto Consider = [&](int64_t Size) {
+    if (llvm::is_contained(Measured, Size) || (Below && Size >= *Below))
+      return;
+    double Ratio = std::fabs(std::log(double(Size) / double(Next)));
+    if (Ratio <= NearestRatio) {
+      Nearest = Size;
+      NearestRatio = Ratio;
+    }
+  };
+  for (int64_t D = 1; D * D <= Samples; ++D)
+    if (Samples % D == 0) {
+      Consider(D);
+      Consider(Samples / D);
+    }
+  return Nearest ? Nearest : Next;
+}
+
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
   try {
     YAML::Node Root = YAML::LoadFile(Path.str());
@@ -323,6 +359,8 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
     Run.EpochEndIterations = Root["epoch_end_iterations"].as<unsigned>(0);
     Run.EveryIterationAnEpoch =
         Root["every_iteration_an_epoch"].as<bool>(false);
+    Run.EpochIterations = Root["epoch_iterations"].as<unsigned>(0);
+    Run.DatasetSamples = Root["dataset_size"].as<int64_t>(0);
     YAML::Node Ms = Root["iteration_ms"];
     Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
                        Ms["stddev"].as<double>(), Ms["min"].as<double>(),
@@ -553,9 +591,13 @@ std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
 MeasuredRun merged(const SizeRuns &Size) {
   const MeasuredRun &Kept = Size.middle();
   MeasuredRun Run = Size.Breakdown ? mergeRuns(Kept, *Size.Breakdown) : Kept;
-  for (const MeasuredRun &Timing : Size.Timing)
+  for (const MeasuredRun &Timing : Size.Timing) {
     if (!Timing.OutOfMemory)
       Run.TimingRunMedians.push_back(Timing.IterationMs.Median);
+    // Whichever run reached the second epoch saw the first's length.
+    Run.EpochIterations = std::max(Run.EpochIterations, Timing.EpochIterations);
+    Run.DatasetSamples = std::max(Run.DatasetSamples, Timing.DatasetSamples);
+  }
   Run.WallSeconds = Size.WallSeconds;
   return Run;
 }
@@ -575,6 +617,11 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
     Lengths.push_back({Size.BatchSize, Size.first().IterationsReached,
                        Size.first().EndedEarly});
   State.DataLimit = dataLimit(Lengths, Options.Warmup);
+  // Where a run saw the loader's dataset, a batch of half of it is the
+  // largest with an iteration an epoch that spans no epoch's end.
+  for (const SizeRuns &Size : Sizes)
+    if (int64_t Half = Size.first().DatasetSamples / 2; Half > 0)
+      State.DataLimit = State.DataLimit ? std::min(State.DataLimit, Half) : Half;
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
   State.RunsLeft = std::max(RunsLeft, 1u);
@@ -785,6 +832,16 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     int64_t Next = nextBatchSize(
         sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes, Options,
                    Options.MaxRuns - Index - 1, Spent()));
+    if (Options.WholeBatchesOnly) {
+      // A size that does not divide the dataset fails at an epoch's end.
+      int64_t Samples = 0;
+      std::vector<int64_t> Measured;
+      for (const SizeRuns &Size : Sizes) {
+        Samples = std::max(Samples, Size.first().DatasetSamples);
+        Measured.push_back(Size.BatchSize);
+      }
+      Next = nearestWholeBatchSize(Next, Samples, Measured, FirstTooLarge);
+    }
     bool Measured = llvm::any_of(
         Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });
     if (Next <= 0 || Measured || (FirstTooLarge && Next >= *FirstTooLarge))
@@ -825,11 +882,18 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       if (Result.Runs.empty())
         return llvm::createStringError(std::errc::invalid_argument, "%s",
                                        Timing->Problem.c_str());
-      Result.Problems.push_back(Timing->Problem); // keep what was measured
-      if (!Timing->EndedBeforeMeasuring)
-        break;
-      // Its data lasts too few iterations at this size: back off as from
-      // an out-of-memory run, without calling it one.
+      // Keep what was measured. Its data lasts too few iterations at this
+      // size, or the program fails at it (a last batch smaller than the
+      // size that it cannot shape, a batch larger than its data): back off
+      // as from an out-of-memory run, without calling it one.
+      std::string Problem = Timing->Problem;
+      if (!Timing->EndedBeforeMeasuring) {
+        Result.FirstFailure = Result.FirstFailure
+                                  ? std::min(Result.FirstFailure, BatchSize)
+                                  : BatchSize;
+        Problem = failedSizeProblem(Problem, BatchSize);
+      }
+      Result.Problems.push_back(std::move(Problem));
       if (!BackOff(Index))
         break;
       continue;

@@ -8,6 +8,8 @@
 
 #include "skyline/Model.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -255,6 +257,45 @@ std::optional<double> throughputAt(const Analysis &A, int64_t BatchSize) {
   return double(BatchSize) / (Ms / 1000);
 }
 
+/// The sizes from Lowest to Most that divide Samples, in increasing order:
+/// those that are multiples of Step, else (none is) all of them.
+std::vector<int64_t> wholeBatchSizes(int64_t Samples, int64_t Lowest,
+                                     int64_t Most, int64_t Step) {
+  std::vector<int64_t> Divisors;
+  for (int64_t D = 1; D * D <= Samples; ++D)
+    if (Samples % D == 0)
+      for (int64_t Size : {D, Samples / D})
+        if (Size >= Lowest && Size <= Most)
+          Divisors.push_back(Size);
+  llvm::sort(Divisors);
+  Divisors.erase(std::unique(Divisors.begin(), Divisors.end()), Divisors.end());
+  std::vector<int64_t> Rounded;
+  for (int64_t Size : Divisors)
+    if (Size % Step == 0)
+      Rounded.push_back(Size);
+  return Rounded.empty() ? Divisors : Rounded;
+}
+
+/// The dataset's size: the training loader's dataset as a run saw it, else
+/// where every run that saw its first epoch end agrees on it (epoch
+/// iterations x batch size); 0 otherwise. A loop entered once an iteration,
+/// or an epoch of one batch, says nothing of it.
+int64_t wholeBatchSamples(const Measurement &M) {
+  for (const MeasuredRun &Run : M.Runs)
+    if (Run.DatasetSamples > 0)
+      return Run.DatasetSamples;
+  int64_t Samples = 0;
+  for (const MeasuredRun &Run : M.Runs) {
+    if (Run.OutOfMemory || Run.EveryIterationAnEpoch || Run.EpochIterations < 2)
+      continue;
+    int64_t Seen = int64_t(Run.EpochIterations) * Run.BatchSize;
+    if (Samples && Seen != Samples)
+      return 0; // not every batch was whole (a loader that drops the last)
+    Samples = Seen;
+  }
+  return Samples;
+}
+
 /// The smallest candidate (a multiple of RoundTo from the smallest size
 /// measured up to MaxBatchSize, and MaxBatchSize itself) whose throughput
 /// is within the slack of the best under the cap. Below the sizes measured
@@ -265,28 +306,46 @@ std::optional<double> throughputAt(const Analysis &A, int64_t BatchSize) {
 std::optional<int64_t> chooseBatchSize(const Analysis &A, int64_t MaxBatchSize,
                                        const ModelOptions &Options) {
   int64_t Step = std::clamp<int64_t>(Options.RoundTo, 1, MaxBatchSize);
-  int64_t Count = MaxBatchSize / Step; // candidates K * Step, K in [1, Count]
-  auto Candidate = [&](int64_t K) {
-    return K <= Count ? K * Step : MaxBatchSize;
-  };
   int64_t Lowest = A.SmallestMeasuredBatchSize > 0
                        ? std::min(A.SmallestMeasuredBatchSize, MaxBatchSize)
                        : 1;
+  std::vector<int64_t> Whole;
+  if (A.WholeBatchSamples > 0) {
+    Whole = wholeBatchSizes(A.WholeBatchSamples, Lowest, MaxBatchSize, Step);
+    if (Whole.empty())
+      return std::nullopt;
+  }
+  int64_t Count = MaxBatchSize / Step; // candidates K * Step, K in [1, Count]
   int64_t First = std::max<int64_t>(1, (Lowest + Step - 1) / Step);
+  auto ForEachCandidate = [&](llvm::function_ref<bool(int64_t)> Visit) {
+    if (!Whole.empty()) {
+      for (int64_t Size : Whole)
+        if (!Visit(Size))
+          return;
+      return;
+    }
+    for (int64_t K = First; K <= Count + 1; ++K)
+      if (!Visit(K <= Count ? K * Step : MaxBatchSize))
+        return;
+  };
   std::optional<double> Best;
-  for (int64_t K = First; K <= Count + 1; ++K)
-    if (std::optional<double> Throughput = throughputAt(A, Candidate(K)))
+  ForEachCandidate([&](int64_t Size) {
+    if (std::optional<double> Throughput = throughputAt(A, Size))
       Best = std::max(Best.value_or(0), *Throughput);
+    return true;
+  });
   if (!Best)
     return std::nullopt;
   double Threshold =
       (1 - std::clamp(Options.ThroughputSlack, 0.0, 1.0)) * *Best;
-  for (int64_t K = First; K <= Count + 1; ++K) {
-    std::optional<double> Throughput = throughputAt(A, Candidate(K));
+  std::optional<int64_t> Chosen;
+  ForEachCandidate([&](int64_t Size) {
+    std::optional<double> Throughput = throughputAt(A, Size);
     if (Throughput && *Throughput >= Threshold)
-      return Candidate(K);
-  }
-  return MaxBatchSize; // not reached: the best is a candidate
+      Chosen = Size;
+    return !Chosen;
+  });
+  return Chosen;
 }
 
 /// Why a suggestion that fits is not offered.
@@ -336,13 +395,24 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
             .str();
     return;
   }
-  // Past the data a batch is the whole dataset, whatever it asks for.
-  int64_t Cap = A.DataBound > 0 ? std::min(*A.MaxBatchSize, A.DataBound)
-                                : *A.MaxBatchSize;
+  // Past the data a batch is the whole dataset, whatever it asks for; at
+  // and past a size that failed, a size may fail like it.
+  int64_t Cap = *A.MaxBatchSize;
+  for (int64_t Bound : {A.DataBound, A.FailureBound, A.DatasetSamples / 2})
+    if (Bound > 0)
+      Cap = std::min(Cap, Bound);
   std::optional<int64_t> Chosen = chooseBatchSize(A, Cap, Options);
   std::optional<Prediction> At;
   if (Chosen)
     At = predictAt(A, *Chosen);
+  if (!Chosen && A.WholeBatchSamples > 0) {
+    A.NoSuggestionReason =
+        llvm::formatv("no batch size up to {0} divides the dataset's {1} "
+                      "samples, and the training loop needs whole batches",
+                      Cap, A.WholeBatchSamples)
+            .str();
+    return;
+  }
   if (!At) {
     A.NoSuggestionReason =
         llvm::formatv("the predicted iteration time is not positive up to "
@@ -448,6 +518,11 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   A.UsableBytes = usableBytes(M.MemoryCapacityBytes, Options.MemoryMargin);
   A.FirstOutOfMemory = firstOutOfMemory(M);
   A.DataBound = M.LargerThanTheData > 1 ? M.LargerThanTheData - 1 : 0;
+  A.FailureBound = M.FirstFailure > 1 ? M.FirstFailure - 1 : 0;
+  for (const MeasuredRun &Run : M.Runs)
+    A.DatasetSamples = std::max(A.DatasetSamples, Run.DatasetSamples);
+  if (Options.WholeBatchesOnly)
+    A.WholeBatchSamples = wholeBatchSamples(M);
 
   Points P = collectPoints(M);
   A.TimePoints = fastestBySize(P);

@@ -179,6 +179,13 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
     OS << "the dataset holds fewer than " << A.DataBound + 1
        << " samples (a batch of " << A.DataBound + 1
        << " was the whole of it): no larger size is suggested\n";
+  if (A.DatasetSamples >= 2)
+    OS << "the training data holds " << A.DatasetSamples
+       << " samples: no size past half of it (" << A.DatasetSamples / 2
+       << ") is suggested\n";
+  if (A.FailureBound)
+    OS << "the run at batch size " << A.FailureBound + 1
+       << " failed (above): no size from it on is suggested\n";
   if (A.Suggested)
     OS << "suggested batch size: " << A.Suggested->BatchSize << " ("
        << formatShare(A.Suggested->Gain) << " more throughput than "
@@ -273,6 +280,11 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   if (Run.EpochEndIterations)
     Out << YAML::Key << "epoch_end_iterations" << YAML::Value
         << Run.EpochEndIterations;
+  if (Run.EpochIterations)
+    Out << YAML::Key << "epoch_iterations" << YAML::Value
+        << Run.EpochIterations;
+  if (Run.DatasetSamples)
+    Out << YAML::Key << "dataset_size" << YAML::Value << Run.DatasetSamples;
   if (!Run.GpuMsSource.empty())
     Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
   if (Run.DynamicMallocMs > 0)
@@ -408,6 +420,8 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   if (M.LargerThanTheData)
     Out << YAML::Key << "larger_than_the_data" << YAML::Value
         << M.LargerThanTheData;
+  if (M.FirstFailure)
+    Out << YAML::Key << "first_failure" << YAML::Value << M.FirstFailure;
   Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
   for (const MeasuredRun &Run : M.Runs)
     emitRun(Out, Run);
@@ -475,6 +489,8 @@ MeasuredRun readRun(const YAML::Node &Node) {
   Run.IterationsAsked = get<unsigned>(Node, "iterations_asked");
   Run.Stopped = get<std::string>(Node, "stopped");
   Run.EpochEndIterations = get<unsigned>(Node, "epoch_end_iterations");
+  Run.EpochIterations = get<unsigned>(Node, "epoch_iterations");
+  Run.DatasetSamples = get<int64_t>(Node, "dataset_size");
   Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
   Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
   Run.DynamicMallocMs = get<double>(Node, "dynamic_malloc_ms");
@@ -532,6 +548,7 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
     M.TimeBudgetSeconds = get<double>(Root["time"], "time_budget_seconds");
     M.TimeBudgetSpent = get<bool>(Root["time"], "time_budget_spent");
     M.LargerThanTheData = get<int64_t>(Root, "larger_than_the_data");
+    M.FirstFailure = get<int64_t>(Root, "first_failure");
     for (const YAML::Node &Run : Root["runs"])
       M.Runs.push_back(readRun(Run));
     for (const YAML::Node &Problem : Root["problems"])

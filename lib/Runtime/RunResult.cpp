@@ -162,6 +162,9 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
                R.IterationsReached, R.EpochEndIterations);
   std::fprintf(Out, "every_iteration_an_epoch: %s\n",
                R.EveryIterationAnEpoch ? "true" : "false");
+  std::fprintf(Out, "epoch_iterations: %d\n", R.EpochIterations);
+  std::fprintf(Out, "dataset_size: %lld\n",
+               static_cast<long long>(R.DatasetSamples));
   std::fprintf(Out, "torch_version: ");
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\nthreads: %d\n", R.Threads);

@@ -142,6 +142,7 @@ struct IterationClock {
   /// Read by the callbacks on autograd threads too.
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
+  int64_t DatasetSamples = 0; // observe_dataset's, 0 where none was seen
   int64_t ProgramStartNs = 0; // when the runtime was loaded
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
@@ -590,6 +591,13 @@ RunResult collect(StopReason Why) {
   }
   // One iteration alone says nothing of the epochs' length.
   R.EveryIterationAnEpoch = Kept.empty() && Window.size() >= 2;
+  R.DatasetSamples = Clock.DatasetSamples;
+  // The first epoch's last iteration is the first to span a loop start.
+  for (int I = 0; I + 1 < Count && I < int(Clock.AcrossLoopStart.size()); ++I)
+    if (Clock.AcrossLoopStart[size_t(I)]) {
+      R.EpochIterations = I + 1;
+      break;
+    }
   if (Kept.empty())
     Kept = Window;
   R.Iterations = int(Kept.size());
@@ -770,6 +778,11 @@ void iteration_begin() noexcept {
                                     std::min(Spent, MaxIterations), Elapsed);
   if (Why != StopReason::Continue)
     finish(Why);
+}
+
+void dataset_size(int64_t Samples) noexcept {
+  if (config().Active && Samples > 0 && Clock.DatasetSamples == 0)
+    Clock.DatasetSamples = Samples; // the training loader's, made first
 }
 
 void loop_begin() noexcept {

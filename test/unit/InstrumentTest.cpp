@@ -63,6 +63,29 @@ TEST(InstrumentTest, ScopeNamesTheCalleeWhenItIsKnown) {
   EXPECT_TRUE(Notes.empty());
 }
 
+TEST(InstrumentTest, TheLoadersDatasetIsObservedForItsSize) {
+  // make_loader(std::move(ds), 64): the dataset argument at 21, the
+  // literal at 36.
+  std::string Text = "auto l = make_loader(std::move(ds), 64);";
+  std::string File = ::testing::TempDir() + "observed-dataset.cpp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream(File, EC) << Text;
+  }
+  ProgramModel Model;
+  BatchSizeSite Site;
+  Site.Literal = {File, 1, 37, 36, 2};
+  Site.DatasetArgument = SourceSpan{File, 1, 22, 21, 13};
+  Model.BatchSize = Site;
+  std::vector<ScopeEntry> Scopes;
+  std::vector<std::string> Notes;
+  auto Plan = planInsertions(Model, Scopes, Notes);
+  auto Out = applyInsertions(Text, Plan[File]);
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_EQ(*Out, "auto l = make_loader(skyline::rt::observe_dataset(std::"
+                  "move(ds)), skyline::rt::batch_size(64));");
+}
+
 TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
   auto Out = applyInsertions("abcdef", {{1, 3, "X", 0}, {2, 0, "Y", 0}});
   ASSERT_FALSE(bool(Out));

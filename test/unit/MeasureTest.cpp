@@ -484,6 +484,107 @@ TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
       << M->Problems[0];
 }
 
+TEST(MeasureTest, SizeThatCrashesIsBackedOffFromAndBoundsTheSuggestion) {
+  FakeProgram Program("crash-past-16");
+  Program.Options.MaxRuns = 5;
+  Program.Options.TimingRuns = 1;
+  // Past 16 the program dies of an uncaught c10::Error, the way a
+  // `view({batch_size, -1})` does on a batch smaller than the size.
+  std::string Script = Program.write(
+      "if [ \"$SKYLINE_BATCH_SIZE\" -gt 16 ]; then\n"
+      "echo \"terminate called after throwing an instance of 'c10::Error'\"\n"
+      "echo \"  what():  shape '[$SKYLINE_BATCH_SIZE, -1]' is invalid for "
+      "input of size 5687136\"\n"
+      "echo 'Exception raised from infer_size_impl at InferSize.h:72'\n"
+      "echo 'frame #0: c10::Error::Error(c10::SourceLocation)'\n"
+      "kill -ABRT $$\nfi\n" +
+          result("timing", 5, false, 7),
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // 8 and 16 measured; 32 crashed, so halfway back: 24, then 20, each
+  // crashing too. The sweep goes on instead of ending at the first crash.
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16})) << Program.Progress;
+  EXPECT_NE(Program.Progress.find("run 4/5 at batch size 24"),
+            std::string::npos);
+  EXPECT_NE(Program.Progress.find("run 5/5 at batch size 20"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(M->FirstFailure, 20);
+  ASSERT_EQ(M->Problems.size(), 3u);
+  const std::string &First = M->Problems[0];
+  EXPECT_EQ(First.rfind("the run at batch size 32 crashed (SIGABRT", 0), 0u)
+      << First;
+  // What it means, then the exception's message without its frames.
+  EXPECT_NE(First.find("; the sweep stays below 32 and suggests no size from "
+                       "it on; the end of its output ("),
+            std::string::npos)
+      << First;
+  EXPECT_NE(First.find("):\nterminate called after throwing an instance of "
+                       "'c10::Error'\n  what():  shape '[32, -1]' is invalid "
+                       "for input of size 5687136"),
+            std::string::npos)
+      << First;
+  EXPECT_EQ(First.find("frame #"), std::string::npos) << First;
+  EXPECT_EQ(First.find("Exception raised from"), std::string::npos) << First;
+}
+
+TEST(MeasureTest, NearestWholeBatchSizeDividesTheDataset) {
+  // 60000 samples: near 8791 the divisors are 7500 and 10000 (ratios 1.17
+  // and 1.14); 10000 is nearer.
+  EXPECT_EQ(nearestWholeBatchSize(8791, 60000, {}, std::nullopt), 10000);
+  // Below a size that failed, or one already measured, the next nearest.
+  EXPECT_EQ(nearestWholeBatchSize(8791, 60000, {}, 9000), 7500);
+  EXPECT_EQ(nearestWholeBatchSize(8791, 60000, {10000}, std::nullopt), 7500);
+  // None within a factor of 1.5 (a prime count): the size stays.
+  EXPECT_EQ(nearestWholeBatchSize(8791, 60013, {}, std::nullopt), 8791);
+  // An unknown dataset changes nothing.
+  EXPECT_EQ(nearestWholeBatchSize(8791, 0, {}, std::nullopt), 8791);
+  EXPECT_EQ(nearestWholeBatchSize(0, 60000, {}, std::nullopt), 0);
+}
+
+TEST(MeasureTest, WholeBatchSweepTriesDivisorsOfTheDataset) {
+  // 96 samples; the program dies on a short batch (its loop shapes tensors
+  // by the batch size), as soon as a run reaches an epoch's end.
+  auto Script = [](FakeProgram &Program, bool SaysItsDatasetSize) {
+    std::string Timing = result("timing", 5, false, 7);
+    if (SaysItsDatasetSize)
+      Timing.replace(Timing.find("peak_bytes: 5000\n"), 17,
+                     "peak_bytes: 5000\ndataset_size: 96\n");
+    return Program.write(
+        "if [ $((96 % SKYLINE_BATCH_SIZE)) -ne 0 ]; then kill -ABRT $$; fi\n" +
+            Timing,
+        result("breakdown", 3, false, 5));
+  };
+  FakeProgram Whole("whole-batches");
+  Whole.Options.MaxRuns = 6;
+  Whole.Options.TimingRuns = 1;
+  Whole.Options.WholeBatchesOnly = true;
+  auto M = Whole.measureFrom(Script(Whole, true));
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // Memory does not grow, so the sweep doubles, up to half the dataset:
+  // 64 would pass it, so 48, which divides 96; then the time is straight.
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16, 32, 48}))
+      << Whole.Progress;
+  EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
+  EXPECT_EQ(M->Runs[0].DatasetSamples, 96);
+  // 64 snaps to the divisor 48, nearer than 96.
+  EXPECT_EQ(nearestWholeBatchSize(64, 96, {8, 16, 32}, std::nullopt), 48);
+
+  // A program that does not say its dataset's size: the sweep tries 64,
+  // which fails, and backs off to 48. A run is spent on a crash, and no
+  // size from 64 on is suggested.
+  FakeProgram Unseen("whole-batches-unseen");
+  Unseen.Options.MaxRuns = 5;
+  Unseen.Options.TimingRuns = 1;
+  Unseen.Options.WholeBatchesOnly = true;
+  auto Failed = Unseen.measureFrom(Script(Unseen, false));
+  ASSERT_TRUE(bool(Failed)) << llvm::toString(Failed.takeError());
+  EXPECT_EQ(sizesOf(*Failed), (std::vector<int64_t>{8, 16, 32, 48}))
+      << Unseen.Progress;
+  EXPECT_EQ(Failed->FirstFailure, 64);
+}
+
 TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
   FakeProgram Program("past-the-dataset");
   Program.Options.MaxRuns = 6;

@@ -222,6 +222,77 @@ TEST(ModelTest, TheDatasetBoundsTheSuggestion) {
   EXPECT_NEAR(A.Suggested->Gain, 41.6 / 32 - 1, 1e-9);
 }
 
+TEST(ModelTest, AFailedRunBoundsTheSuggestion) {
+  // The same figures as above, but 100 crashed (a last batch the program
+  // could not shape): the same bound, from the run that failed. Where both
+  // bounds are set the lower one holds: 64 gives 64000 / 8.4 = 7619.0,
+  // 72 gives 7826.1, the best under 79 is 79000 / 9.9 = 7979.8; within 5%:
+  // >= 7580.8, so 64.
+  Measurement M = linearRuns(Capacity);
+  M.FirstFailure = 100;
+  Analysis A = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(A.MaxBatchSize, 260);
+  EXPECT_EQ(A.FailureBound, 99);
+  EXPECT_EQ(A.DataBound, 0);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 80);
+
+  M.LargerThanTheData = 80;
+  Analysis Both = analyze(M, 32, ModelOptions());
+  ASSERT_TRUE(Both.Suggested) << Both.NoSuggestionReason;
+  EXPECT_EQ(Both.Suggested->BatchSize, 64);
+}
+
+TEST(ModelTest, WholeBatchesOnlyDivideTheDataset) {
+  // A dataset of 192 samples: epochs of 12, 6 and 3 iterations at 16, 32
+  // and 64. Unrestricted, the best under the cap of 260 is 260000 / 28 =
+  // 9285.7, within 5%: >= 8821.4, b >= 149.7, so 152. With whole batches
+  // only the divisors of 192 that are multiples of 8 are candidates (16,
+  // 24, 32, 48, 64, 96, 192): the best is 192000 / 21.2 = 9056.6, within
+  // 5%: >= 8603.8, b >= 123.2, so 192.
+  Measurement M = linearRuns(Capacity);
+  for (MeasuredRun &Run : M.Runs)
+    Run.EpochIterations = unsigned(192 / Run.BatchSize);
+  Analysis Free = analyze(M, 32, ModelOptions());
+  EXPECT_EQ(Free.WholeBatchSamples, 0) << "only when the loop needs them";
+  EXPECT_EQ(Free.DatasetSamples, 0) << "no run saw the loader's dataset";
+  ASSERT_TRUE(Free.Suggested) << Free.NoSuggestionReason;
+  EXPECT_EQ(Free.Suggested->BatchSize, 152);
+
+  ModelOptions Whole;
+  Whole.WholeBatchesOnly = true;
+  Analysis A = analyze(M, 32, Whole);
+  EXPECT_EQ(A.WholeBatchSamples, 192);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 192);
+
+  // The loader's dataset, as a run saw it, wins over the epochs, and caps
+  // the suggestion at half of it: 240 samples, divisors up to 120 that are
+  // multiples of 8 (16, 24, 40, 48, 80, 120); the best is 120000 / 14 =
+  // 8571.4, within 5%: >= 8142.9, b >= 91.4, so 120.
+  M.Runs[1].DatasetSamples = 240;
+  Analysis Seen = analyze(M, 32, Whole);
+  EXPECT_EQ(Seen.DatasetSamples, 240);
+  EXPECT_EQ(Seen.WholeBatchSamples, 240);
+  ASSERT_TRUE(Seen.Suggested) << Seen.NoSuggestionReason;
+  EXPECT_EQ(Seen.Suggested->BatchSize, 120);
+  M.Runs[1].DatasetSamples = 0;
+
+  // Sizes that disagree (a loader that drops the last batch: 200 samples
+  // give 12, 6 and 3) say nothing of the dataset's size.
+  M.Runs[0].EpochIterations = 12;
+  M.Runs[1].EpochIterations = 6;
+  M.Runs[2].EpochIterations = 2;
+  EXPECT_EQ(analyze(M, 32, Whole).WholeBatchSamples, 0);
+
+  // Only 32 saw an epoch's end, and that epoch was one batch.
+  M.Runs[0].EpochIterations = 0;
+  M.Runs[2].EpochIterations = 0;
+  M.Runs[1].EpochIterations = 1;
+  EXPECT_EQ(analyze(M, 32, Whole).WholeBatchSamples, 0)
+      << "an epoch of one batch says nothing";
+}
+
 TEST(ModelTest, OutOfMemoryRunBoundsTheMaximum) {
   // A roomy capacity (usable 9e8 bytes: b <= 89900) but 128 ran out of
   // memory, so the maximum is 127.

@@ -41,6 +41,7 @@ SavedReport sample() {
     Run.PeakBytes = 1000000 + 5000 * Size;
     Run.GpuMsSource = Size == 32 ? "cupti" : "";
     Run.EpochEndIterations = Size == 64 ? 2 : 0;
+    Run.EpochIterations = Size == 64 ? 30 : 0;
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
@@ -54,6 +55,7 @@ SavedReport sample() {
   Oom.OutOfMemory = true;
   M.Runs.push_back(Oom);
   M.LargerThanTheData = 200;
+  M.FirstFailure = 100;
   return Report;
 }
 
@@ -79,6 +81,7 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.MallocThresholdsUsed, "pinned");
   EXPECT_EQ(M.GlibcTunables, "glibc.malloc.mmap_threshold=33554432");
   EXPECT_EQ(M.LargerThanTheData, 200);
+  EXPECT_EQ(M.FirstFailure, 100);
   ASSERT_EQ(M.Runs.size(), 3u);
   EXPECT_EQ(M.Runs[1].PeakBytes, 1320000);
   EXPECT_DOUBLE_EQ(M.Runs[1].IterationMs.Median, 8.4);
@@ -88,6 +91,8 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[0].GpuMsSource, "cupti");
   EXPECT_EQ(M.Runs[0].EpochEndIterations, 0u);
   EXPECT_EQ(M.Runs[1].EpochEndIterations, 2u);
+  EXPECT_EQ(M.Runs[1].EpochIterations, 30u);
+  EXPECT_EQ(M.Runs[0].EpochIterations, 0u);
   EXPECT_DOUBLE_EQ(M.Runs[0].DynamicMallocMs, 7.25);
   EXPECT_DOUBLE_EQ(M.Runs[1].DynamicMallocMs, 0);
   EXPECT_EQ(M.Runs[1].GpuMsSource, "");
@@ -133,10 +138,15 @@ TEST(RunReportTest, PredictionsSayWhereTheDataEnds) {
   EXPECT_THAT(Text, HasSubstr("the dataset holds fewer than 200 samples (a "
                               "batch of 200 was the whole of it): no larger "
                               "size is suggested\n"));
+  // and where a run failed.
+  EXPECT_THAT(Text, HasSubstr("the run at batch size 100 failed (above): no "
+                              "size from it on is suggested\n"));
   Report.Measured.LargerThanTheData = 0;
+  Report.Measured.FirstFailure = 0;
   Text.clear();
   printPredictions(analyze(Report.Measured, 32, ModelOptions()), OS);
   EXPECT_THAT(Text, ::testing::Not(HasSubstr("the dataset holds")));
+  EXPECT_THAT(Text, ::testing::Not(HasSubstr("failed")));
 }
 
 TEST(RunReportTest, ClearErrors) {

@@ -351,6 +351,8 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
     EXPECT_EQ(field(R.Result, "iterations_reached"), 12) << R.Result;
     EXPECT_EQ(field(R.Result, "iterations"), 7) << R.Result;
     EXPECT_EQ(field(R.Result, "epoch_end_iterations"), 2) << R.Result;
+    // Steps 0-3 were the first epoch.
+    EXPECT_EQ(field(R.Result, "epoch_iterations"), 4) << R.Result;
     EXPECT_NE(R.Result.find("every_iteration_an_epoch: false"),
               std::string::npos)
         << R.Result;
@@ -370,6 +372,7 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
   ASSERT_EQ(Unmarked.ExitCode, 0) << Unmarked.Output;
   EXPECT_EQ(field(Unmarked.Result, "epoch_end_iterations"), 0)
       << Unmarked.Result;
+  EXPECT_EQ(field(Unmarked.Result, "epoch_iterations"), 0) << Unmarked.Result;
 }
 
 TEST(RuntimeRunTest, WhereEveryStepSpansALoopStartAllAreKept) {

@@ -51,6 +51,49 @@ int main() {
   EXPECT_EQ(Model.BatchSize->Value, 64);
 }
 
+TEST(TrainingLoopTest, ShapesByTheBatchSizeAreKept) {
+  const char *Code = R"cpp(#include <torch/torch.h>
+const int64_t kBatchSize = 32;
+int main() {
+  torch::nn::Linear model(784, 10);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  int64_t hidden = 10;
+  auto data = torch::data::datasets::MNIST("d");
+  auto loader = torch::data::make_data_loader(std::move(data), kBatchSize);
+  for (auto &batch : *loader) {
+    auto x = batch.data.view({kBatchSize, -1});
+    auto y = torch::zeros({kBatchSize,
+                           hidden});
+    auto z = batch.data.reshape({-1, 784});
+    auto noise = torch::randn({kBatchSize, 8});
+    auto loss = model->forward(x).mean();
+    loss.backward();
+    opt.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_TRUE(Model.BatchSize);
+  EXPECT_EQ(Model.BatchSize->Name, "kBatchSize");
+  // The loader's dataset argument, which the runs wrap to learn its size.
+  ASSERT_TRUE(Model.BatchSize->DatasetArgument);
+  EXPECT_EQ(llvm::StringRef(Code).substr(Model.BatchSize->DatasetArgument->Offset,
+                                         Model.BatchSize->DatasetArgument->Length),
+            "std::move(data)");
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  // The view and the zeros take the batch size as a dimension; `hidden`,
+  // a reshape by -1 and random noise do not make a short batch fail.
+  const std::vector<BatchShape> &Shapes = Model.TrainingLoops[0].BatchShapes;
+  ASSERT_EQ(Shapes.size(), 2u);
+  EXPECT_EQ(Shapes[0].Text, "batch.data.view({kBatchSize, -1})");
+  EXPECT_EQ(Shapes[0].Call.Line, 10u);
+  EXPECT_EQ(Shapes[0].Call.Column, 14u);
+  EXPECT_EQ(Shapes[0].Variable, "kBatchSize");
+  EXPECT_EQ(Shapes[1].Text, "torch::zeros({kBatchSize, hidden})")
+      << "one line, spaces collapsed";
+  EXPECT_EQ(Shapes[1].Call.Line, 11u);
+}
+
 TEST(TrainingLoopTest, StepInsideACalledFunction) {
   const char *Code = R"cpp(
 #include <torch/torch.h>

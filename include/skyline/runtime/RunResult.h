@@ -87,6 +87,12 @@ struct RunResult {
   /// one batch (a dataset smaller than the batch size), or the loop is
   /// entered once an iteration.
   bool EveryIterationAnEpoch = false;
+  /// Iterations of the first epoch, where the run saw the second begin
+  /// (0: it did not). With a batch size that divides the dataset, this
+  /// times the batch size is the dataset's size.
+  int EpochIterations = 0;
+  /// The training loader's dataset size (observe_dataset), 0 if unknown.
+  int64_t DatasetSamples = 0;
   /// False where the memory kinds and the layers' weight bytes are not
   /// known: a timing run, or a program that ended early (its modules and
   /// optimizers are gone by then).

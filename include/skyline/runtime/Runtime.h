@@ -37,6 +37,32 @@ const char *batch_size_text(const char *Declared) noexcept;
 /// Marks the start of one pass of the training loop body.
 void iteration_begin() noexcept;
 
+/// The training loader's dataset holds Samples samples (reported as
+/// dataset_size): a program that shapes tensors by the batch size fails on
+/// an epoch's short last batch, so sizes that divide it are the safe ones.
+void dataset_size(int64_t Samples) noexcept;
+
+namespace detail {
+template <typename T, typename = void> struct HasSize : std::false_type {};
+/// A torch::data dataset: size() gives an optional<size_t>, empty for a
+/// stream.
+template <typename T>
+struct HasSize<T, std::void_t<decltype(bool(std::declval<T &>().size())),
+                              decltype(*std::declval<T &>().size())>>
+    : std::true_type {};
+} // namespace detail
+
+/// Wraps the training loader's dataset argument: notes its size, and hands
+/// it on unchanged (moved, copied or referenced as the program wrote it).
+template <typename Dataset> Dataset &&observe_dataset(Dataset &&Data) {
+  if constexpr (detail::HasSize<std::remove_reference_t<Dataset>>::value) {
+    auto Size = Data.size();
+    if (Size)
+      dataset_size(static_cast<int64_t>(*Size));
+  }
+  return std::forward<Dataset>(Data);
+}
+
 /// Marks a start of the training loop itself (an epoch's). The iteration
 /// that spans it holds the last, often smaller, batch of an epoch and what
 /// the program does between epochs: it is left out of the iteration time.

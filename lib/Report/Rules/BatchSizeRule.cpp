@@ -60,10 +60,51 @@ public:
                                  : "")
             .str();
     Out.push_back(std::move(F));
+    addWholeBatchNote(Context, Best.BatchSize, Out);
     addLearningRateNotes(Context, Site.Value, Best.BatchSize, Out);
   }
 
 private:
+  /// Where the loop gives tensors the batch size as a dimension, a batch
+  /// shorter than the size fails there: the note at the first such call
+  /// says whether the suggestion divides the dataset.
+  static void addWholeBatchNote(const RuleContext &Context, int64_t To,
+                                std::vector<Finding> &Out) {
+    const BatchShape *First = nullptr;
+    size_t Count = 0;
+    for (const TrainingLoop &Loop : Context.Program.TrainingLoops)
+      for (const BatchShape &Shape : Loop.BatchShapes) {
+        if (!First)
+          First = &Shape;
+        ++Count;
+      }
+    if (!First)
+      return;
+    std::string Others =
+        Count > 1 ? llvm::formatv(" (and {0} more)", Count - 1).str() : "";
+    int64_t Samples = Context.Model.WholeBatchSamples;
+    Finding Note;
+    Note.Rule = "skyline-batch-size";
+    Note.Level = DiagLevel::Note;
+    Note.At = {First->Call.File, First->Call.Line, First->Call.Column,
+               First->Call.Offset, First->Call.Length};
+    Note.Message =
+        Samples > 0
+            ? llvm::formatv("'{0}'{1} needs every batch whole: {2} divides "
+                            "the dataset's {3} samples, so no batch is short",
+                            First->Text, Others, To, Samples)
+                  .str()
+            : llvm::formatv(
+                  "'{0}'{1} needs every batch whole: unless the dataset's "
+                  "size is a multiple of {2}, an epoch's last batch is "
+                  "short and fails here; shape by the batch's own size "
+                  "(size(0)) or drop the last batch "
+                  "(DataLoaderOptions().drop_last(true))",
+                  First->Text, Others, To)
+                  .str();
+    Out.push_back(std::move(Note));
+  }
+
   static void addLearningRateNotes(const RuleContext &Context, int64_t From,
                                    int64_t To, std::vector<Finding> &Out) {
     for (const TrainingLoop &Loop : Context.Program.TrainingLoops)
