@@ -99,18 +99,22 @@ Points collectPoints(const Measurement &M) {
   return P;
 }
 
-/// The fastest median at each batch size, by size: runs repeated at one
-/// size (the gate's) count once, as their best.
-std::vector<std::pair<int64_t, double>> fastestBySize(const Points &P) {
-  std::map<int64_t, double> Fastest;
+/// One value a measured batch size, by size: of the runs at one size (the
+/// gate's repeats), the one Keep prefers.
+std::vector<std::pair<int64_t, double>>
+oneBySize(const Points &P, const std::vector<double> &Values,
+          double (*Keep)(double, double)) {
+  std::map<int64_t, double> Kept;
   for (size_t I = 0; I < P.BatchSizes.size(); ++I) {
-    auto [It, New] =
-        Fastest.try_emplace(int64_t(P.BatchSizes[I]), P.IterationMs[I]);
+    auto [It, New] = Kept.try_emplace(int64_t(P.BatchSizes[I]), Values[I]);
     if (!New)
-      It->second = std::min(It->second, P.IterationMs[I]);
+      It->second = Keep(It->second, Values[I]);
   }
-  return {Fastest.begin(), Fastest.end()};
+  return {Kept.begin(), Kept.end()};
 }
+
+double lower(double A, double B) { return std::min(A, B); }
+double higher(double A, double B) { return std::max(A, B); }
 
 std::optional<int64_t> firstOutOfMemory(const Measurement &M) {
   std::optional<int64_t> First;
@@ -181,10 +185,6 @@ void fitQuantity(const Measurement &M, const Points &P,
   }
 }
 
-int64_t predictedPeakBytes(const LinearFit &Memory, int64_t BatchSize) {
-  return roundSaturated(Memory.at(double(BatchSize)));
-}
-
 /// Fits under the capacity less the margin, and below any size that ran out
 /// of memory.
 bool fitsInMemory(const Analysis &A, int64_t BatchSize, int64_t PeakBytes) {
@@ -202,13 +202,13 @@ std::string findMaxBatchSize(Analysis &A) {
   if (A.FirstOutOfMemory && *A.FirstOutOfMemory <= 1)
     return "batch size 1 ran out of memory";
   auto Fits = [&](int64_t B) {
-    return fitsInMemory(A, B, predictedPeakBytes(*A.PeakBytes, B));
+    return fitsInMemory(A, B, predictedPeakBytes(A, B));
   };
   if (!Fits(1))
     return llvm::formatv("even batch size 1 is predicted to need {0} bytes, "
                          "more than the usable {1} (the capacity less the "
                          "margin)",
-                         predictedPeakBytes(*A.PeakBytes, 1), A.UsableBytes)
+                         predictedPeakBytes(A, 1), A.UsableBytes)
         .str();
   int64_t Limit = LargestSearchedBatchSize;
   if (A.FirstOutOfMemory)
@@ -220,11 +220,14 @@ std::string findMaxBatchSize(Analysis &A) {
 
 } // namespace
 
-double predictedIterationMs(const Analysis &A, double BatchSize) {
-  const auto &P = A.TimePoints;
-  if (P.size() < 2)
-    return A.IterationMs ? A.IterationMs->at(BatchSize) : 0;
-  // The segment around BatchSize; the first or last one beyond the ends.
+namespace {
+
+/// Piecewise linear through Points (by size): the segment around
+/// BatchSize, the first or last one continued past the ends, with
+/// LineSlope instead where that segment does not rise (noise between close
+/// sizes would predict a quantity that falls as the batch grows).
+double throughPoints(llvm::ArrayRef<std::pair<int64_t, double>> P,
+                     double BatchSize, double LineSlope) {
   size_t I = size_t(llvm::upper_bound(P, BatchSize,
                                       [](double B, const auto &Point) {
                                         return B < double(Point.first);
@@ -233,17 +236,33 @@ double predictedIterationMs(const Analysis &A, double BatchSize) {
   I = std::clamp<size_t>(I, 1, P.size() - 1);
   double X0 = double(P[I - 1].first), Y0 = P[I - 1].second;
   double Slope = (P[I].second - Y0) / (double(P[I].first) - X0);
-  // Past the ends, a segment that falls (noise between close sizes) would
-  // predict time falling with the batch size: the line's slope instead.
   bool Outside = BatchSize < X0 || BatchSize > double(P[I].first);
-  if (Outside && !(Slope > 0) && A.IterationMs)
-    Slope = A.IterationMs->Slope;
+  if (Outside && !(Slope > 0))
+    Slope = LineSlope;
   if (BatchSize > double(P[I].first))
     return P[I].second + Slope * (BatchSize - double(P[I].first));
-  double Ms = Y0 + Slope * (BatchSize - X0);
-  if (BatchSize < X0) // no faster a sample than the smallest size measured
-    Ms = std::max(Ms, Y0 * BatchSize / X0);
+  return Y0 + Slope * (BatchSize - X0);
+}
+
+} // namespace
+
+double predictedIterationMs(const Analysis &A, double BatchSize) {
+  const auto &P = A.TimePoints;
+  if (P.size() < 2 || !A.IterationMs)
+    return A.IterationMs ? A.IterationMs->at(BatchSize) : 0;
+  double Ms = throughPoints(P, BatchSize, A.IterationMs->Slope);
+  // No faster a sample than the smallest size measured.
+  if (BatchSize < double(P.front().first))
+    Ms = std::max(Ms, P.front().second * BatchSize / double(P.front().first));
   return Ms;
+}
+
+int64_t predictedPeakBytes(const Analysis &A, int64_t BatchSize) {
+  const auto &P = A.MemoryPoints;
+  if (P.size() < 2 || !A.PeakBytes)
+    return A.PeakBytes ? roundSaturated(A.PeakBytes->at(double(BatchSize))) : 0;
+  return roundSaturated(
+      std::max(0.0, throughPoints(P, double(BatchSize), A.PeakBytes->Slope)));
 }
 
 namespace {
@@ -525,7 +544,9 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
     A.WholeBatchSamples = wholeBatchSamples(M);
 
   Points P = collectPoints(M);
-  A.TimePoints = fastestBySize(P);
+  // The fastest median at each size; memory is planned for its worst run.
+  A.TimePoints = oneBySize(P, P.IterationMs, lower);
+  A.MemoryPoints = oneBySize(P, P.PeakBytes, higher);
   if (!P.DistinctSizes.empty()) {
     A.SmallestMeasuredBatchSize = *P.DistinctSizes.begin();
     A.LargestMeasuredBatchSize = *P.DistinctSizes.rbegin();
@@ -556,7 +577,7 @@ std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize) {
   P.BatchSize = BatchSize;
   P.IterationMs = predictedIterationMs(A, double(BatchSize));
   P.Throughput = *Throughput;
-  P.PeakBytes = predictedPeakBytes(*A.PeakBytes, BatchSize);
+  P.PeakBytes = predictedPeakBytes(A, BatchSize);
   P.Fits = fitsInMemory(A, BatchSize, P.PeakBytes);
   P.Extrapolated = BatchSize > A.LargestMeasuredBatchSize ||
                    BatchSize < A.SmallestMeasuredBatchSize;

@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <limits>
 
 using namespace skyline;
@@ -291,6 +292,28 @@ TEST(ModelTest, WholeBatchesOnlyDivideTheDataset) {
   M.Runs[1].EpochIterations = 1;
   EXPECT_EQ(analyze(M, 32, Whole).WholeBatchSamples, 0)
       << "an epoch of one batch says nothing";
+}
+
+TEST(ModelTest, PeakMemoryIsInterpolatedThroughTheSizesMeasured) {
+  // Bytes a sample grow past 32: 1.16e6, 1.32e6, then 2.0e6 at 64. A line
+  // cannot pass through all three; the prediction does. Between 32 and 64:
+  // (1.32e6 + 2.0e6) / 2 at 48. Past 64 the last segment, 21250 bytes a
+  // sample, continues: the usable 3.6e6 is reached at 64 + 1.6e6 / 21250 =
+  // 139.3, so 139 fits and 140 does not.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs = {run(16, timeMs(16), 1160000), run(32, timeMs(32), 1320000),
+            run(64, timeMs(64), 2000000)};
+  Analysis A = analyze(M, 32, ModelOptions());
+  ASSERT_TRUE(A.canPredictMemory()) << A.MemoryProblem;
+  EXPECT_EQ(predictedPeakBytes(A, 32), 1320000);
+  EXPECT_EQ(predictedPeakBytes(A, 48), 1660000);
+  EXPECT_EQ(predictedPeakBytes(A, 128), 2000000 + 64 * 21250);
+  EXPECT_EQ(A.MaxBatchSize, 139);
+  ASSERT_TRUE(A.Current);
+  EXPECT_EQ(A.Current->PeakBytes, 1320000) << "the measured size's own peak";
+  // The line (kept for its R² and the bytes a sample) misses 32.
+  EXPECT_GT(std::fabs(A.PeakBytes->at(32) - 1320000), 10000.0);
 }
 
 TEST(ModelTest, OutOfMemoryRunBoundsTheMaximum) {
