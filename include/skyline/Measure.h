@@ -163,6 +163,9 @@ struct MeasuredRun {
   /// The training loader's dataset size, where the run saw it (the
   /// instrumented loader's dataset argument); 0 where it did not.
   int64_t DatasetSamples = 0;
+  /// The greatest common divisor of it and the datasets of the other
+  /// loaders given the same batch size (an evaluation loader); 0: unknown.
+  int64_t DatasetsGcd = 0;
   /// timing or breakdown: what the result file came from.
   std::string Mode;
   /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none

@@ -85,6 +85,10 @@ struct BatchSizeSite {
   /// (`std::move(train_dataset)` of make_data_loader): the runs wrap it to
   /// learn the dataset's size. None: not a loader's, or inside a macro.
   std::optional<SourceSpan> DatasetArgument;
+  /// The dataset arguments of the other loaders given the same literal (an
+  /// evaluation loader): where the loops shape tensors by the batch size,
+  /// a suggestion must divide their datasets too.
+  std::vector<SourceSpan> SharedDatasetArguments;
 };
 
 /// A place where a layer (a torch::nn module) is constructed.

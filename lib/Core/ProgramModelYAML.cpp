@@ -32,6 +32,16 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
     emitSpanFields(Out, *Site.DatasetArgument);
     Out << YAML::EndMap;
   }
+  if (!Site.SharedDatasetArguments.empty()) {
+    Out << YAML::Key << "shared_dataset_arguments" << YAML::Value
+        << YAML::BeginSeq;
+    for (const SourceSpan &Shared : Site.SharedDatasetArguments) {
+      Out << YAML::Flow << YAML::BeginMap;
+      emitSpanFields(Out, Shared);
+      Out << YAML::EndMap;
+    }
+    Out << YAML::EndSeq;
+  }
   Out << YAML::Key << "override_edits" << YAML::Value << YAML::BeginSeq;
   for (const TextEdit &Edit : Site.OverrideEdits) {
     Out << YAML::Flow << YAML::BeginMap;
@@ -142,6 +152,8 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
   Site.ListInitType = get<std::string>(Node, "list_init_type", "");
   if (const YAML::Node Dataset = Node["dataset_argument"])
     Site.DatasetArgument = readSpan(Dataset);
+  for (const YAML::Node &Shared : Node["shared_dataset_arguments"])
+    Site.SharedDatasetArguments.push_back(readSpan(Shared));
   for (const YAML::Node &Edit : Node["override_edits"])
     Site.OverrideEdits.push_back(
         {readSpan(Edit), get<std::string>(Edit, "text")});

@@ -356,6 +356,19 @@ void resolvePendingOption(BatchSizeSite &Site,
     }
 }
 
+/// Adds Dataset to Kept's shared datasets unless it is one Kept has.
+void shareDataset(BatchSizeSite &Kept, const std::optional<SourceSpan> &Dataset) {
+  if (!Dataset)
+    return;
+  auto Same = [&](const SourceSpan &S) {
+    return S.File == Dataset->File && S.Offset == Dataset->Offset;
+  };
+  if ((Kept.DatasetArgument && Same(*Kept.DatasetArgument)) ||
+      llvm::any_of(Kept.SharedDatasetArguments, Same))
+    return;
+  Kept.SharedDatasetArguments.push_back(*Dataset);
+}
+
 void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
   for (BatchSizeSite &Site : In.BatchSizes)
     resolvePendingOption(Site, In.OptionDefaults);
@@ -379,8 +392,13 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
     unsigned Uses = Kept.Uses + 1;
     if (std::make_pair(rolePriority(Site.Role), Site.Confidence) >
         std::make_pair(rolePriority(Kept.Role), Kept.Confidence))
-      Kept = std::move(Site);
+      std::swap(Kept, Site);
     Kept.Uses = Uses;
+    // The other loader's dataset (an evaluation loader given the same
+    // size): its batches are shaped by the size too.
+    shareDataset(Kept, Site.DatasetArgument);
+    for (const SourceSpan &Shared : Site.SharedDatasetArguments)
+      shareDataset(Kept, Shared);
   }
 
   std::optional<size_t> Train;

@@ -48,14 +48,18 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
   for (const TextEdit &Edit : Site.OverrideEdits)
     Plan[Edit.Range.File].push_back(
         {Edit.Range.Offset, Edit.Range.Length, Edit.Text, 0});
-  // The loader's dataset tells the runs its size.
-  if (const std::optional<SourceSpan> &Dataset = Site.DatasetArgument) {
-    auto &Edits = Plan[Dataset->File];
-    Edits.push_back(
-        {Dataset->Offset, 0, "skyline::rt::observe_dataset(", -long(Dataset->Length)});
-    Edits.push_back({Dataset->Offset + Dataset->Length, 0, ")",
-                     SuffixBase + long(Dataset->Length)});
-  }
+  // The loaders' datasets tell the runs their sizes.
+  auto Observe = [&](const SourceSpan &Dataset, llvm::StringRef Suffix) {
+    auto &Edits = Plan[Dataset.File];
+    Edits.push_back({Dataset.Offset, 0, "skyline::rt::observe_dataset(",
+                     -long(Dataset.Length)});
+    Edits.push_back({Dataset.Offset + Dataset.Length, 0, Suffix.str(),
+                     SuffixBase + long(Dataset.Length)});
+  };
+  if (Site.DatasetArgument)
+    Observe(*Site.DatasetArgument, ")");
+  for (const SourceSpan &Shared : Site.SharedDatasetArguments)
+    Observe(Shared, ", false)");
 }
 
 void planLoop(const TrainingLoop &Loop,

@@ -361,6 +361,7 @@ llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
         Root["every_iteration_an_epoch"].as<bool>(false);
     Run.EpochIterations = Root["epoch_iterations"].as<unsigned>(0);
     Run.DatasetSamples = Root["dataset_size"].as<int64_t>(0);
+    Run.DatasetsGcd = Root["datasets_gcd"].as<int64_t>(0);
     YAML::Node Ms = Root["iteration_ms"];
     Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
                        Ms["stddev"].as<double>(), Ms["min"].as<double>(),
@@ -597,6 +598,7 @@ MeasuredRun merged(const SizeRuns &Size) {
     // Whichever run reached the second epoch saw the first's length.
     Run.EpochIterations = std::max(Run.EpochIterations, Timing.EpochIterations);
     Run.DatasetSamples = std::max(Run.DatasetSamples, Timing.DatasetSamples);
+    Run.DatasetsGcd = std::max(Run.DatasetsGcd, Timing.DatasetsGcd);
   }
   Run.WallSeconds = Size.WallSeconds;
   return Run;
@@ -837,7 +839,9 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       int64_t Samples = 0;
       std::vector<int64_t> Measured;
       for (const SizeRuns &Size : Sizes) {
-        Samples = std::max(Samples, Size.first().DatasetSamples);
+        const MeasuredRun &Run = Size.first();
+        Samples = std::max(Samples, Run.DatasetsGcd ? Run.DatasetsGcd
+                                                    : Run.DatasetSamples);
         Measured.push_back(Size.BatchSize);
       }
       Next = nearestWholeBatchSize(Next, Samples, Measured, FirstTooLarge);

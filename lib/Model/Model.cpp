@@ -295,14 +295,16 @@ std::vector<int64_t> wholeBatchSizes(int64_t Samples, int64_t Lowest,
   return Rounded.empty() ? Divisors : Rounded;
 }
 
-/// The dataset's size: the training loader's dataset as a run saw it, else
+/// The number every batch size must divide: the greatest common divisor of
+/// the datasets of the loaders given the batch size (the training one's
+/// size where it is the only one), as a run saw them, else
 /// where every run that saw its first epoch end agrees on it (epoch
 /// iterations x batch size); 0 otherwise. A loop entered once an iteration,
 /// or an epoch of one batch, says nothing of it.
 int64_t wholeBatchSamples(const Measurement &M) {
   for (const MeasuredRun &Run : M.Runs)
     if (Run.DatasetSamples > 0)
-      return Run.DatasetSamples;
+      return Run.DatasetsGcd > 0 ? Run.DatasetsGcd : Run.DatasetSamples;
   int64_t Samples = 0;
   for (const MeasuredRun &Run : M.Runs) {
     if (Run.OutOfMemory || Run.EveryIterationAnEpoch || Run.EpochIterations < 2)

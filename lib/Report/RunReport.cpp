@@ -285,6 +285,8 @@ void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << Run.EpochIterations;
   if (Run.DatasetSamples)
     Out << YAML::Key << "dataset_size" << YAML::Value << Run.DatasetSamples;
+  if (Run.DatasetsGcd && Run.DatasetsGcd != Run.DatasetSamples)
+    Out << YAML::Key << "datasets_gcd" << YAML::Value << Run.DatasetsGcd;
   if (!Run.GpuMsSource.empty())
     Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
   if (Run.DynamicMallocMs > 0)
@@ -491,6 +493,7 @@ MeasuredRun readRun(const YAML::Node &Node) {
   Run.EpochEndIterations = get<unsigned>(Node, "epoch_end_iterations");
   Run.EpochIterations = get<unsigned>(Node, "epoch_iterations");
   Run.DatasetSamples = get<int64_t>(Node, "dataset_size");
+  Run.DatasetsGcd = get<int64_t>(Node, "datasets_gcd", Run.DatasetSamples);
   Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
   Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
   Run.DynamicMallocMs = get<double>(Node, "dynamic_malloc_ms");

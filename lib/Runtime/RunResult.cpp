@@ -163,8 +163,9 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::fprintf(Out, "every_iteration_an_epoch: %s\n",
                R.EveryIterationAnEpoch ? "true" : "false");
   std::fprintf(Out, "epoch_iterations: %d\n", R.EpochIterations);
-  std::fprintf(Out, "dataset_size: %lld\n",
-               static_cast<long long>(R.DatasetSamples));
+  std::fprintf(Out, "dataset_size: %lld\ndatasets_gcd: %lld\n",
+               static_cast<long long>(R.DatasetSamples),
+               static_cast<long long>(R.DatasetsGcd));
   std::fprintf(Out, "torch_version: ");
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\nthreads: %d\n", R.Threads);

@@ -48,6 +48,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <numeric>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -143,6 +144,7 @@ struct IterationClock {
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
   int64_t DatasetSamples = 0; // observe_dataset's, 0 where none was seen
+  int64_t DatasetsGcd = 0;    // of every loader's given the batch size
   int64_t ProgramStartNs = 0; // when the runtime was loaded
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
@@ -592,6 +594,7 @@ RunResult collect(StopReason Why) {
   // One iteration alone says nothing of the epochs' length.
   R.EveryIterationAnEpoch = Kept.empty() && Window.size() >= 2;
   R.DatasetSamples = Clock.DatasetSamples;
+  R.DatasetsGcd = Clock.DatasetSamples ? Clock.DatasetsGcd : 0;
   // The first epoch's last iteration is the first to span a loop start.
   for (int I = 0; I + 1 < Count && I < int(Clock.AcrossLoopStart.size()); ++I)
     if (Clock.AcrossLoopStart[size_t(I)]) {
@@ -780,9 +783,12 @@ void iteration_begin() noexcept {
     finish(Why);
 }
 
-void dataset_size(int64_t Samples) noexcept {
-  if (config().Active && Samples > 0 && Clock.DatasetSamples == 0)
-    Clock.DatasetSamples = Samples; // the training loader's, made first
+void dataset_size(int64_t Samples, bool Training) noexcept {
+  if (!config().Active || Samples <= 0)
+    return;
+  if (Training && Clock.DatasetSamples == 0)
+    Clock.DatasetSamples = Samples;
+  Clock.DatasetsGcd = std::gcd(Clock.DatasetsGcd, Samples);
 }
 
 void loop_begin() noexcept {

@@ -277,7 +277,17 @@ TEST(ModelTest, WholeBatchesOnlyDivideTheDataset) {
   EXPECT_EQ(Seen.WholeBatchSamples, 240);
   ASSERT_TRUE(Seen.Suggested) << Seen.NoSuggestionReason;
   EXPECT_EQ(Seen.Suggested->BatchSize, 120);
+  // With an evaluation loader of 120 samples given the same size, the
+  // divisors of their greatest common divisor: 24, 40, 120; 120 is the
+  // best and the first within 5% of it.
+  M.Runs[1].DatasetsGcd = 120;
+  Analysis Both = analyze(M, 32, Whole);
+  EXPECT_EQ(Both.DatasetSamples, 240);
+  EXPECT_EQ(Both.WholeBatchSamples, 120);
+  ASSERT_TRUE(Both.Suggested) << Both.NoSuggestionReason;
+  EXPECT_EQ(Both.Suggested->BatchSize, 120);
   M.Runs[1].DatasetSamples = 0;
+  M.Runs[1].DatasetsGcd = 0;
 
   // Sizes that disagree (a loader that drops the last batch: 200 samples
   // give 12, 6 and 3) say nothing of the dataset's size.

@@ -42,6 +42,8 @@ SavedReport sample() {
     Run.GpuMsSource = Size == 32 ? "cupti" : "";
     Run.EpochEndIterations = Size == 64 ? 2 : 0;
     Run.EpochIterations = Size == 64 ? 30 : 0;
+    Run.DatasetSamples = Size == 64 ? 1920 : 0;
+    Run.DatasetsGcd = Size == 64 ? 640 : 0;
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
     Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
@@ -92,6 +94,9 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[0].EpochEndIterations, 0u);
   EXPECT_EQ(M.Runs[1].EpochEndIterations, 2u);
   EXPECT_EQ(M.Runs[1].EpochIterations, 30u);
+  EXPECT_EQ(M.Runs[1].DatasetSamples, 1920);
+  EXPECT_EQ(M.Runs[1].DatasetsGcd, 640);
+  EXPECT_EQ(M.Runs[0].DatasetSamples, 0);
   EXPECT_EQ(M.Runs[0].EpochIterations, 0u);
   EXPECT_DOUBLE_EQ(M.Runs[0].DynamicMallocMs, 7.25);
   EXPECT_DOUBLE_EQ(M.Runs[1].DynamicMallocMs, 0);

@@ -70,11 +70,19 @@ int main() {
     loss.backward();
     opt.step();
   }
+  auto test = torch::data::datasets::MNIST("d", torch::data::datasets::MNIST::Mode::kTest);
+  auto test_loader = torch::data::make_data_loader(std::move(test), kBatchSize);
 }
 )cpp";
   ProgramModel Model = analyze(Code);
   ASSERT_TRUE(Model.BatchSize);
   EXPECT_EQ(Model.BatchSize->Name, "kBatchSize");
+  // The test loader is given the same constant: its dataset counts too.
+  ASSERT_EQ(Model.BatchSize->SharedDatasetArguments.size(), 1u);
+  EXPECT_EQ(llvm::StringRef(Code).substr(
+                Model.BatchSize->SharedDatasetArguments[0].Offset,
+                Model.BatchSize->SharedDatasetArguments[0].Length),
+            "std::move(test)");
   // The loader's dataset argument, which the runs wrap to learn its size.
   ASSERT_TRUE(Model.BatchSize->DatasetArgument);
   EXPECT_EQ(llvm::StringRef(Code).substr(Model.BatchSize->DatasetArgument->Offset,

@@ -93,6 +93,9 @@ struct RunResult {
   int EpochIterations = 0;
   /// The training loader's dataset size (observe_dataset), 0 if unknown.
   int64_t DatasetSamples = 0;
+  /// The greatest common divisor of it and the other loaders' datasets
+  /// given the same batch size; 0 if the training one is unknown.
+  int64_t DatasetsGcd = 0;
   /// False where the memory kinds and the layers' weight bytes are not
   /// known: a timing run, or a program that ended early (its modules and
   /// optimizers are gone by then).

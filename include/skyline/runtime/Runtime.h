@@ -37,10 +37,12 @@ const char *batch_size_text(const char *Declared) noexcept;
 /// Marks the start of one pass of the training loop body.
 void iteration_begin() noexcept;
 
-/// The training loader's dataset holds Samples samples (reported as
-/// dataset_size): a program that shapes tensors by the batch size fails on
-/// an epoch's short last batch, so sizes that divide it are the safe ones.
-void dataset_size(int64_t Samples) noexcept;
+/// A loader's dataset holds Samples samples: the training loader's
+/// (Training) is reported as dataset_size, and the greatest common divisor
+/// of it and the other loaders' given the same batch size as datasets_gcd.
+/// A program that shapes tensors by the batch size fails on an epoch's
+/// short last batch, so sizes that divide them are the safe ones.
+void dataset_size(int64_t Samples, bool Training = true) noexcept;
 
 namespace detail {
 template <typename T, typename = void> struct HasSize : std::false_type {};
@@ -52,13 +54,14 @@ struct HasSize<T, std::void_t<decltype(bool(std::declval<T &>().size())),
     : std::true_type {};
 } // namespace detail
 
-/// Wraps the training loader's dataset argument: notes its size, and hands
-/// it on unchanged (moved, copied or referenced as the program wrote it).
-template <typename Dataset> Dataset &&observe_dataset(Dataset &&Data) {
+/// Wraps a loader's dataset argument: notes its size, and hands it on
+/// unchanged (moved, copied or referenced as the program wrote it).
+template <typename Dataset>
+Dataset &&observe_dataset(Dataset &&Data, bool Training = true) {
   if constexpr (detail::HasSize<std::remove_reference_t<Dataset>>::value) {
     auto Size = Data.size();
     if (Size)
-      dataset_size(static_cast<int64_t>(*Size));
+      dataset_size(static_cast<int64_t>(*Size), Training);
   }
   return std::forward<Dataset>(Data);
 }

@@ -88,8 +88,16 @@ private:
     Note.Level = DiagLevel::Note;
     Note.At = {First->Call.File, First->Call.Line, First->Call.Column,
                First->Call.Offset, First->Call.Length};
+    int64_t Training = Context.Model.DatasetSamples;
     Note.Message =
-        Samples > 0
+        Samples > 0 && Training > 0 && Samples != Training
+            ? llvm::formatv("'{0}'{1} needs every batch whole: {2} divides "
+                            "the training data's {3} samples and those of "
+                            "the other loaders given the batch size (all "
+                            "multiples of {4}), so no batch is short",
+                            First->Text, Others, To, Training, Samples)
+                  .str()
+        : Samples > 0
             ? llvm::formatv("'{0}'{1} needs every batch whole: {2} divides "
                             "the dataset's {3} samples, so no batch is short",
                             First->Text, Others, To, Samples)
