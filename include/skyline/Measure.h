@@ -227,12 +227,13 @@ struct Measurement {
   int64_t FirstFailure = 0;
 };
 
-/// The divisor of Samples nearest Next (by ratio, within a factor of 1.5)
-/// that is not in Measured and is below Below (when set); Next itself when
-/// none is near, 0 when Next is 0.
+/// The divisor of Samples nearest Next (by ratio, within a factor of 4)
+/// that is not in Measured, is below Below (when set) and at most Most
+/// (when positive); 0 when none is (nothing near is left to try), or Next
+/// is 0. Next itself when Samples is not known.
 int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
                               llvm::ArrayRef<int64_t> Measured,
-                              std::optional<int64_t> Below);
+                              std::optional<int64_t> Below, int64_t Most = 0);
 
 /// "512MiB", "8GiB", "1.5GB", "1000000" to bytes.
 std::optional<int64_t> parseByteSize(llvm::StringRef Text);

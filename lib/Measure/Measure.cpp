@@ -320,13 +320,14 @@ int64_t nextBatchSize(const SweepState &State) {
 
 int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
                               llvm::ArrayRef<int64_t> Measured,
-                              std::optional<int64_t> Below) {
+                              std::optional<int64_t> Below, int64_t Most) {
   if (Next <= 0 || Samples <= 0)
     return Next;
   int64_t Nearest = 0;
-  double NearestRatio = std::log(1.5);
+  double NearestRatio = std::log(4.0);
   auto Consider = [&](int64_t Size) {
-    if (llvm::is_contained(Measured, Size) || (Below && Size >= *Below))
+    if (llvm::is_contained(Measured, Size) || (Below && Size >= *Below) ||
+        (Most > 0 && Size > Most))
       return;
     double Ratio = std::fabs(std::log(double(Size) / double(Next)));
     if (Ratio <= NearestRatio) {
@@ -339,7 +340,7 @@ int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
       Consider(D);
       Consider(Samples / D);
     }
-  return Nearest ? Nearest : Next;
+  return Nearest;
 }
 
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
@@ -620,10 +621,18 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
                        Size.first().EndedEarly});
   State.DataLimit = dataLimit(Lengths, Options.Warmup);
   // Where a run saw the loader's dataset, a batch of half of it is the
-  // largest with an iteration an epoch that spans no epoch's end.
-  for (const SizeRuns &Size : Sizes)
-    if (int64_t Half = Size.first().DatasetSamples / 2; Half > 0)
-      State.DataLimit = State.DataLimit ? std::min(State.DataLimit, Half) : Half;
+  // largest with an iteration an epoch that spans no epoch's end; where
+  // every batch must be whole, no batch outgrows another loader given the
+  // size (a test set) either.
+  for (const SizeRuns &Size : Sizes) {
+    const MeasuredRun &Run = Size.first();
+    int64_t Limit = Run.DatasetSamples / 2;
+    if (Options.WholeBatchesOnly && Run.DatasetsGcd > 0)
+      Limit = std::min(Limit, Run.DatasetsGcd);
+    if (Limit > 0)
+      State.DataLimit = State.DataLimit ? std::min(State.DataLimit, Limit)
+                                        : Limit;
+  }
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
   State.RunsLeft = std::max(RunsLeft, 1u);
@@ -836,15 +845,19 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                    Options.MaxRuns - Index - 1, Spent()));
     if (Options.WholeBatchesOnly) {
       // A size that does not divide the dataset fails at an epoch's end.
-      int64_t Samples = 0;
+      // Every loader given the size (a test loader) fails on a short batch
+      // too, and no batch is larger than its dataset.
+      int64_t Samples = 0, Training = 0;
       std::vector<int64_t> Measured;
       for (const SizeRuns &Size : Sizes) {
         const MeasuredRun &Run = Size.first();
         Samples = std::max(Samples, Run.DatasetsGcd ? Run.DatasetsGcd
                                                     : Run.DatasetSamples);
+        Training = std::max(Training, Run.DatasetSamples);
         Measured.push_back(Size.BatchSize);
       }
-      Next = nearestWholeBatchSize(Next, Samples, Measured, FirstTooLarge);
+      int64_t Most = Training > 1 ? std::min(Samples, Training / 2) : Samples;
+      Next = nearestWholeBatchSize(Next, Samples, Measured, FirstTooLarge, Most);
     }
     bool Measured = llvm::any_of(
         Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });

@@ -536,8 +536,16 @@ TEST(MeasureTest, NearestWholeBatchSizeDividesTheDataset) {
   // Below a size that failed, or one already measured, the next nearest.
   EXPECT_EQ(nearestWholeBatchSize(8791, 60000, {}, 9000), 7500);
   EXPECT_EQ(nearestWholeBatchSize(8791, 60000, {10000}, std::nullopt), 7500);
-  // None within a factor of 1.5 (a prime count): the size stays.
-  EXPECT_EQ(nearestWholeBatchSize(8791, 60013, {}, std::nullopt), 8791);
+  // None within a factor of 4 (a prime count): nothing near to try.
+  EXPECT_EQ(nearestWholeBatchSize(8791, 60013, {}, std::nullopt, 30006), 0);
+  // Past what the smallest dataset allows (a test set of 10,000 given the
+  // same size): its largest divisor still untried within reach.
+  EXPECT_EQ(nearestWholeBatchSize(30000, 10000, {100, 200}, std::nullopt,
+                                  10000),
+            10000);
+  EXPECT_EQ(nearestWholeBatchSize(30000, 10000, {100, 200, 10000},
+                                  std::nullopt, 10000),
+            0);
   // An unknown dataset changes nothing.
   EXPECT_EQ(nearestWholeBatchSize(8791, 0, {}, std::nullopt), 8791);
   EXPECT_EQ(nearestWholeBatchSize(0, 60000, {}, std::nullopt), 0);
