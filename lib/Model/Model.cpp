@@ -378,6 +378,13 @@ std::string describeSmallGain(int64_t Current, int64_t Suggested, double Gain,
                          "the best predicted throughput under the memory cap",
                          Current, percent(Options.ThroughputSlack))
         .str();
+  if (Suggested > Current && Gain <= 0)
+    return llvm::formatv("batch size {0} trains at least as fast as any "
+                         "larger size under the memory cap: the predicted "
+                         "throughput falls as the batch grows ({1} would "
+                         "change it by {2})",
+                         Current, Suggested, percent(Gain))
+        .str();
   if (Suggested > Current)
     return llvm::formatv(
                "batch size {0} is within {1} of the predicted "

@@ -650,6 +650,28 @@ TEST(ModelTest, NegativeTimeInterceptFavorsTheSmallestPositiveTime) {
   EXPECT_EQ(predictedSizes(A), (std::vector<int64_t>{16, 32, 64, 260}));
 }
 
+TEST(ModelTest, ThroughputThatFallsFromTheCurrentSizeOnIsSaidSo) {
+  // prabhuomkar/pytorch-cpp's ResNet on two CPU threads: samples per
+  // second fall from the declared 100 on (746.8, 722.2 at 200, 480.9 at
+  // 762). The first candidate, 104, is the best, and 0.3% slower than 100:
+  // no "within -0.3%".
+  Measurement M;
+  M.MemoryCapacityBytes = int64_t(4) << 30;
+  const std::pair<int64_t, double> Runs[] = {
+      {100, 133.90}, {200, 276.94}, {762, 1584.56}};
+  for (auto [B, Ms] : Runs)
+    M.Runs.push_back(run(B, Ms, 76480000 + 1159220 * B));
+  Analysis A = analyze(M, 100, ModelOptions());
+  ASSERT_TRUE(A.canPredictTime()) << A.TimeProblem;
+  EXPECT_FALSE(A.Suggested);
+  // 104 at 133.90 + 4 x 1.43040 = 139.6216 ms: 744.87 samples/s, against
+  // 746.83 at 100.
+  EXPECT_EQ(A.NoSuggestionReason,
+            "batch size 100 trains at least as fast as any larger size under "
+            "the memory cap: the predicted throughput falls as the batch "
+            "grows (104 would change it by -0.3%)");
+}
+
 TEST(ModelTest, NothingSmallerThanTheSizesMeasuredIsSuggested) {
   // A small CNN on two CPU threads, the sizes its sweep measured: samples
   // per second fall from 64 on (5470.1 at 64, 5387.2 at 128, 2556.6 at
