@@ -166,6 +166,10 @@ struct MeasuredRun {
   /// The greatest common divisor of it and the datasets of the other
   /// loaders given the same batch size (an evaluation loader); 0: unknown.
   int64_t DatasetsGcd = 0;
+  /// What a whole batch must divide: DatasetsGcd, else DatasetSamples.
+  int64_t wholeBatchDivisor() const {
+    return DatasetsGcd > 0 ? DatasetsGcd : DatasetSamples;
+  }
   /// timing or breakdown: what the result file came from.
   std::string Mode;
   /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none

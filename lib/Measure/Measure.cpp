@@ -851,8 +851,7 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
       std::vector<int64_t> Measured;
       for (const SizeRuns &Size : Sizes) {
         const MeasuredRun &Run = Size.first();
-        Samples = std::max(Samples, Run.DatasetsGcd ? Run.DatasetsGcd
-                                                    : Run.DatasetSamples);
+        Samples = std::max(Samples, Run.wholeBatchDivisor());
         Training = std::max(Training, Run.DatasetSamples);
         Measured.push_back(Size.BatchSize);
       }

@@ -304,7 +304,7 @@ std::vector<int64_t> wholeBatchSizes(int64_t Samples, int64_t Lowest,
 int64_t wholeBatchSamples(const Measurement &M) {
   for (const MeasuredRun &Run : M.Runs)
     if (Run.DatasetSamples > 0)
-      return Run.DatasetsGcd > 0 ? Run.DatasetsGcd : Run.DatasetSamples;
+      return Run.wholeBatchDivisor();
   int64_t Samples = 0;
   for (const MeasuredRun &Run : M.Runs) {
     if (Run.OutOfMemory || Run.EveryIterationAnEpoch || Run.EpochIterations < 2)
