@@ -11,10 +11,9 @@
 // tracker only) that measures until the median is stable, and a short
 // breakdown run (every hook) for the time split, the memory kinds and the
 // layers. The timing runs are then repeated, interleaved over the sizes, and
-// the middle one kept (the median of their medians): between two runs of one
-// program the time moves more than within one (other work, where its
-// threads and memory land), in both directions. A time budget bounds the
-// whole sweep.
+// the fastest one kept: between two runs of one program the time moves more
+// than within one, and other work on the machine only ever slows a run, in
+// spells that outlast a run. A time budget bounds the whole sweep.
 //
 // Runs pin glibc's malloc thresholds (see mallocSetting): left
 // dynamic, whether a buffer goes back to the system and is faulted in again
@@ -50,13 +49,20 @@ enum class MallocThresholds {
   Dynamic // glibc's own: they move with the sizes the program frees
 };
 
+/// A size's fastest timing run is kept once another run's median is within
+/// this share of it; until then the size gets more timing runs (at most
+/// 3 x --timing-runs).
+inline constexpr double FastestAgreement = 0.05;
+
 struct MeasureOptions {
   int64_t MemoryBudget = int64_t(4) << 30; // bytes the program may hold (CPU)
   unsigned MaxRuns = 6;                    // batch sizes to try, in all
   /// The sweep aims at the capacity less this (--memory-margin).
   double MemoryMargin = 0.10;
   unsigned Warmup = 2;
-  /// Timing runs per batch size (the middle one is kept), at least 1.
+  /// Timing runs per batch size, at least 1: the fastest is kept, and with
+  /// 2 or more, a size gets more until another confirms it
+  /// (FastestAgreement).
   unsigned TimingRuns = 3;
   unsigned Iterations = 50;   // the most a timing run measures
   unsigned MinIterations = 5; // the fewest (at most Iterations)
@@ -133,7 +139,7 @@ struct BreakdownRun {
 struct MeasuredRun {
   int64_t BatchSize = 0;
   bool OutOfMemory = false;
-  /// Iterations, IterationMs and Throughput are the middle timing run's
+  /// Iterations, IterationMs and Throughput are the fastest timing run's
   /// (the only run in an older result).
   unsigned Iterations = 0;
   TimeSummary IterationMs;

@@ -548,19 +548,19 @@ struct SizeRuns {
   /// kept timing run's, as mergeRuns does.
   int64_t peakBytes() const {
     return Breakdown && !Breakdown->Memory.empty() ? Breakdown->PeakBytes
-                                                   : middle().PeakBytes;
+                                                   : fastest().PeakBytes;
   }
-  /// The run whose median is the median of the runs' (the faster of the
-  /// middle two for an even count): one unusually slow or unusually fast
-  /// run moves nothing.
-  const MeasuredRun &middle() const {
-    std::vector<const MeasuredRun *> ByMedian;
-    for (const MeasuredRun &Run : Timing)
-      ByMedian.push_back(&Run);
-    llvm::stable_sort(ByMedian, [](const MeasuredRun *A, const MeasuredRun *B) {
-      return A->IterationMs.Median < B->IterationMs.Median;
-    });
-    return *ByMedian[(ByMedian.size() - 1) / 2];
+  /// The run with the smallest median. Other work on the machine only ever
+  /// slows a run, and in spells longer than a run: of 25 runs of mnist at
+  /// 128 in a row, the medians went from 8.8 to 13.0 ms and back in
+  /// stretches of several runs, so that a middle run is a slow one as often
+  /// as not, where the fastest of three rarely is. The gate compares the
+  /// fastest too.
+  const MeasuredRun &fastest() const {
+    return *llvm::min_element(
+        Timing, [](const MeasuredRun &A, const MeasuredRun &B) {
+          return A.IterationMs.Median < B.IterationMs.Median;
+        });
   }
 };
 
@@ -591,7 +591,7 @@ std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
 }
 
 MeasuredRun merged(const SizeRuns &Size) {
-  const MeasuredRun &Kept = Size.middle();
+  const MeasuredRun &Kept = Size.fastest();
   MeasuredRun Run = Size.Breakdown ? mergeRuns(Kept, *Size.Breakdown) : Kept;
   for (const MeasuredRun &Timing : Size.Timing) {
     if (!Timing.OutOfMemory)
@@ -612,8 +612,8 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   SweepState State;
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable)
-      State.Fitted.push_back(
-          {Size.BatchSize, Size.peakBytes(), Size.middle().IterationMs.Median});
+      State.Fitted.push_back({Size.BatchSize, Size.peakBytes(),
+                              Size.fastest().IterationMs.Median});
   State.FirstOutOfMemory = FirstOutOfMemory;
   std::vector<RunLength> Lengths;
   for (const SizeRuns &Size : Sizes)
@@ -653,16 +653,6 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   return State;
 }
 
-/// "timing run 2/3 at batch size 8": the repeats' progress and problems;
-/// a run past Passes is one of those a size with few iterations a run gets.
-std::string repeatName(unsigned Pass, unsigned Passes, int64_t BatchSize) {
-  if (Pass > Passes)
-    return "timing run " + std::to_string(Pass) + " at batch size " +
-           std::to_string(BatchSize) + " (few iterations a run)";
-  return "timing run " + std::to_string(Pass) + "/" + std::to_string(Passes) +
-         " at batch size " + std::to_string(BatchSize);
-}
-
 /// The iterations a size's timing runs measured, all together.
 unsigned measuredIterations(const SizeRuns &Size) {
   unsigned Total = 0;
@@ -671,28 +661,91 @@ unsigned measuredIterations(const SizeRuns &Size) {
   return Total;
 }
 
-/// Whether a size takes part in pass Pass: every size up to TimingRuns;
-/// past it, up to MostPasses, a size whose data gives its runs fewer
-/// iterations than --min-iterations together (a median of single
-/// iterations is a median of runs of one).
+/// Whether another run confirms a size's fastest one: its median within
+/// FastestAgreement of the fastest's. The kept run is the fastest; alone,
+/// it could be a run that caught the machine at its quietest, or the only
+/// one outside a slow spell that caught the rest.
+bool fastestIsConfirmed(const SizeRuns &Size) {
+  if (Size.Timing.size() < 2)
+    return false;
+  std::vector<double> Medians;
+  for (const MeasuredRun &Run : Size.Timing)
+    Medians.push_back(Run.IterationMs.Median);
+  llvm::sort(Medians);
+  return Medians[1] <= Medians[0] * (1 + FastestAgreement);
+}
+
+/// "5%": FastestAgreement as the messages say it.
+std::string agreementPercent() {
+  return std::to_string(std::lround(FastestAgreement * 100)) + "%";
+}
+
+/// Why a size gets a timing run past --timing-runs, if it does: its data
+/// gives its runs fewer iterations than --min-iterations together (a median
+/// of single iterations is a median of runs of one), or no second run
+/// confirms its fastest (with --timing-runs of 2 or more).
+std::optional<std::string> whyAnotherRun(const SizeRuns &Size,
+                                         unsigned TimingRuns,
+                                         unsigned MinIterations) {
+  if (measuredIterations(Size) < MinIterations)
+    return std::string("few iterations a run");
+  if (TimingRuns >= 2 && !fastestIsConfirmed(Size))
+    return "no other run within " + agreementPercent() + " of the fastest";
+  return std::nullopt;
+}
+
+/// Why a size's time is less sure than the others': no two of its timing
+/// runs agreed, however many it got.
+std::string describeUnconfirmed(const SizeRuns &Size) {
+  double Fastest = Size.fastest().IterationMs.Median, Slowest = Fastest;
+  for (const MeasuredRun &Run : Size.Timing)
+    Slowest = std::max(Slowest, Run.IterationMs.Median);
+  return llvm::formatv("no two of the {0} timing runs at batch size {1} were "
+                       "within {4} of each other ({2:F2} to {3:F2} ms): the "
+                       "machine's speed changed under them, and the time kept "
+                       "(the fastest) carries that; measure on a quieter "
+                       "machine",
+                       Size.Timing.size(), Size.BatchSize, Fastest, Slowest,
+                       agreementPercent())
+      .str();
+}
+
+/// "timing run 2/3 at batch size 8": the repeats' progress and problems;
+/// a run past Passes says why the size gets it.
+std::string repeatName(unsigned Pass, unsigned Passes, const SizeRuns &Size,
+                       unsigned MinIterations) {
+  std::string Where = " at batch size " + std::to_string(Size.BatchSize);
+  if (Pass <= Passes)
+    return "timing run " + std::to_string(Pass) + "/" + std::to_string(Passes) +
+           Where;
+  std::optional<std::string> Why = whyAnotherRun(Size, Passes, MinIterations);
+  return "timing run " + std::to_string(Pass) + Where +
+         (Why ? " (" + *Why + ")" : "");
+}
+
+/// The most timing runs a size gets: --timing-runs, and as many again
+/// twice over for the sizes whyAnotherRun gives a reason.
 unsigned mostTimingRuns(unsigned TimingRuns) {
   return 3 * std::max(TimingRuns, 1u);
 }
 
+/// Whether a size takes part in pass Pass: every size up to TimingRuns;
+/// past it, up to MostPasses, a size whyAnotherRun gives a reason.
 bool takesPart(const SizeRuns &Size, unsigned Pass, unsigned TimingRuns,
                unsigned MostPasses, unsigned MinIterations) {
   if (!Size.Repeatable)
     return false;
   if (Pass <= TimingRuns)
     return true;
-  return Pass <= MostPasses && measuredIterations(Size) < MinIterations;
+  return Pass <= MostPasses &&
+         whyAnotherRun(Size, TimingRuns, MinIterations).has_value();
 }
 
 /// Passes 2 to TimingRuns over the sizes that measured, interleaved so that
 /// a slow spell of the machine touches every size alike, then more passes
-/// for the sizes whose runs measured too few iterations together; each
-/// size keeps its middle timing run. Problems are kept, never fatal: the
-/// first pass's figures stand.
+/// for the sizes whose runs measured too few iterations together or whose
+/// fastest run no other confirms; each size keeps its fastest timing run.
+/// Problems are kept, never fatal: the first pass's figures stand.
 void repeatTimingRuns(
     llvm::StringRef Executable, const MeasureOptions &Options,
     unsigned TimingRuns, const std::string &RunsDir,
@@ -702,11 +755,14 @@ void repeatTimingRuns(
     llvm::function_ref<void(const std::string &)> NoteBudget) {
   unsigned MostPasses = mostTimingRuns(TimingRuns);
   unsigned MinIterations = std::min(Options.MinIterations, Options.Iterations);
+  // The runs planned from here: the extra ones only where a size already
+  // has its --timing-runs and still a reason (whyAnotherRun).
   auto RunsLeftFrom = [&](unsigned Pass, size_t From) {
     unsigned Left = 0;
     for (unsigned P = Pass; P <= MostPasses; ++P)
       for (size_t I = P == Pass ? From : 0; I < Sizes.size(); ++I)
-        Left += takesPart(Sizes[I], P, TimingRuns, MostPasses, MinIterations);
+        Left += takesPart(Sizes[I], P, TimingRuns, MostPasses, MinIterations) &&
+                (P <= TimingRuns || Sizes[I].Timing.size() >= TimingRuns);
     return Left;
   };
   for (unsigned Pass = 2; Pass <= MostPasses; ++Pass) {
@@ -720,7 +776,7 @@ void repeatTimingRuns(
                    " repeated timing run(s) left out (--timing-runs)");
         return;
       }
-      std::string Name = repeatName(Pass, TimingRuns, Size.BatchSize);
+      std::string Name = repeatName(Pass, TimingRuns, Size, MinIterations);
       Progress << "skyline-check: " << Name << "...";
       Progress.flush();
       auto Repeat = runOnce(
@@ -751,12 +807,19 @@ void repeatTimingRuns(
             Name +
             " ran out of memory, the first did not: its time is left out");
         Size.Repeatable = false;
+      } else if (Run.Iterations == 0) {
+        // Its median of nothing would be the fastest.
+        Result.Problems.push_back(
+            Name + " measured no iteration, the first did: it is left out");
       } else {
         Size.Timing.push_back(std::move(Run));
       }
       Result.Runs[I] = merged(Size);
     }
   }
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable && TimingRuns >= 2 && !fastestIsConfirmed(Size))
+      Result.Problems.push_back(describeUnconfirmed(Size));
 }
 
 } // namespace

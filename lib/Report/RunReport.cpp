@@ -113,7 +113,7 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
       auto Share = [&](double Ms) {
         return (Ms / Run.IterationMs.Median - 1) * 100;
       };
-      OS << llvm::formatv("  middle of {0} runs ({1:F1}%..+{2:F1}%)",
+      OS << llvm::formatv("  fastest of {0} runs ({1:F1}%..+{2:F1}%)",
                           Run.TimingRunMedians.size(),
                           Share(*llvm::min_element(Run.TimingRunMedians)),
                           Share(*llvm::max_element(Run.TimingRunMedians)));

@@ -783,14 +783,14 @@ std::string fileText(const std::string &Path) {
   return Text ? (*Text)->getBuffer().str() : "";
 }
 
-TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheMiddleKept) {
+TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
   FakeProgram Program("repeats");
   Program.Options.MaxRuns = 2;
   Program.Options.TimingRuns = 3;
   // The breakdown run's iteration is 4 ms; its split (0.5 ms a phase) is
   // scaled to the kept timing run's mean.
   std::string Script = Program.write(
-      timingRunsWithMedians(Program, "'3.0 5.0 2.0 6.0 2.5 5.5'"),
+      timingRunsWithMedians(Program, "'3.0 5.0 2.0 6.0 2.05 5.2'"),
       result("breakdown", 3, false, 5, false,
              "{median: 4.0, mean: 4.0, stddev: 0.1, min: 3.9, max: 4.1}"));
   auto M = Program.measureFrom(Script);
@@ -799,17 +799,17 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheMiddleKept) {
   // Every size once, then again in the same order: a slow spell of the
   // machine falls on both sizes alike.
   EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
-            "8 3.0\n16 5.0\n8 2.0\n16 6.0\n8 2.5\n16 5.5\n");
+            "8 3.0\n16 5.0\n8 2.0\n16 6.0\n8 2.05\n16 5.2\n");
   ASSERT_EQ(M->Runs.size(), 2u);
   const MeasuredRun &Small = M->Runs[0], &Large = M->Runs[1];
-  EXPECT_EQ(Small.TimingRunMedians, (std::vector<double>{3.0, 2.0, 2.5}));
-  EXPECT_DOUBLE_EQ(Small.IterationMs.Median, 2.5) << "the middle run";
-  EXPECT_EQ(Large.TimingRunMedians, (std::vector<double>{5.0, 6.0, 5.5}));
-  EXPECT_DOUBLE_EQ(Large.IterationMs.Median, 5.5);
+  EXPECT_EQ(Small.TimingRunMedians, (std::vector<double>{3.0, 2.0, 2.05}));
+  EXPECT_DOUBLE_EQ(Small.IterationMs.Median, 2.0) << "the fastest run";
+  EXPECT_EQ(Large.TimingRunMedians, (std::vector<double>{5.0, 6.0, 5.2}));
+  EXPECT_DOUBLE_EQ(Large.IterationMs.Median, 5.0);
   ASSERT_TRUE(Small.Breakdown);
   ASSERT_EQ(Small.TimeSplitMs.size(), 5u);
-  EXPECT_DOUBLE_EQ(Small.TimeSplitMs[1].second, 0.3125) << "0.5 x 2.5 / 4.0";
-  EXPECT_DOUBLE_EQ(Large.TimeSplitMs[1].second, 0.6875) << "0.5 x 5.5 / 4.0";
+  EXPECT_DOUBLE_EQ(Small.TimeSplitMs[1].second, 0.25) << "0.5 x 2.0 / 4.0";
+  EXPECT_DOUBLE_EQ(Large.TimeSplitMs[1].second, 0.625) << "0.5 x 5.0 / 4.0";
   // Each repeat has its own log beside the first run's.
   EXPECT_TRUE(llvm::sys::fs::exists(Program.Options.WorkDir +
                                     "/runs/batch-16-run3.log"));
@@ -826,7 +826,7 @@ TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   // At 16 the program's data gives each run one measured iteration; at 8,
   // five. The medians in the order the runs are made.
   std::string Script = Program.write(
-      nextMedian(Program, "'2.0 9.0 2.1 5.0 2.2 7.0 6.0 8.0 4.0 1.0'") +
+      nextMedian(Program, "'2.0 9.0 2.05 5.0 2.2 7.0 6.0 5.1 4.0 1.0'") +
           "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
           result("timing", 1, true, 4, false,
                  "{median: $MEDIAN, mean: $MEDIAN, stddev: 0, min: $MEDIAN, "
@@ -841,12 +841,12 @@ TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   // Three passes over both sizes, then 16 alone until its runs' iterations
   // add up to --min-iterations (5): two runs more.
   EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
-            "8 2.0\n16 9.0\n8 2.1\n16 5.0\n8 2.2\n16 7.0\n16 6.0\n16 8.0\n");
+            "8 2.0\n16 9.0\n8 2.05\n16 5.0\n8 2.2\n16 7.0\n16 6.0\n16 5.1\n");
   ASSERT_EQ(M->Runs.size(), 2u);
-  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.1, 2.2}));
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.05, 2.2}));
   EXPECT_EQ(M->Runs[1].TimingRunMedians,
-            (std::vector<double>{9.0, 5.0, 7.0, 6.0, 8.0}));
-  EXPECT_DOUBLE_EQ(M->Runs[1].IterationMs.Median, 7.0) << "the middle of 5";
+            (std::vector<double>{9.0, 5.0, 7.0, 6.0, 5.1}));
+  EXPECT_DOUBLE_EQ(M->Runs[1].IterationMs.Median, 5.0) << "the fastest of 5";
   EXPECT_NE(Program.Progress.find("skyline-check: timing run 5 at batch size "
                                   "16 (few iterations a run)..."),
             std::string::npos)
@@ -854,18 +854,73 @@ TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   EXPECT_EQ(Program.Progress.find("timing run 6 "), std::string::npos);
 }
 
-TEST(MeasureTest, OfTwoTimingRunsTheFasterIsKept) {
+TEST(MeasureTest, FastestRunIsKeptOnceAnotherConfirmsIt) {
   FakeProgram Program("two-runs");
   Program.Options.TimingRuns = 2;
+  // 3.0 and 2.0 are 50% apart: a third run, and a fourth, until one is
+  // within 5% of the fastest; 1.9 is the fastest then, and 1.98 confirms
+  // it. No run past that.
   std::string Script =
-      Program.write(timingRunsWithMedians(Program, "'3.0 2.0'"),
+      Program.write(timingRunsWithMedians(Program, "'3.0 2.0 1.9 1.98 1.0'"),
                     result("breakdown", 3, false, 5));
   auto M = Program.measureFrom(Script);
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
-  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{3.0, 2.0}));
-  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 2.0)
-      << "the faster of the middle two";
+  EXPECT_EQ(M->Runs[0].TimingRunMedians,
+            (std::vector<double>{3.0, 2.0, 1.9, 1.98}));
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 1.9);
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: timing run 3 at batch size 8 (no other run "
+                "within 5% of the fastest)..."),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("timing run 5 "), std::string::npos);
+}
+
+TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
+  FakeProgram Program("never-confirmed");
+  Program.Options.TimingRuns = 2;
+  // Every run 10% faster than the one before: none confirms the fastest,
+  // and the size stops at 6 runs, the last one kept.
+  std::string Script = Program.write(
+      timingRunsWithMedians(Program, "'10.0 9.0 8.1 7.29 6.561 5.9049 1.0'"),
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 6u);
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 5.9049);
+  ASSERT_EQ(M->Problems.size(), 1u);
+  EXPECT_EQ(M->Problems[0],
+            "no two of the 6 timing runs at batch size 8 were within 5% of "
+            "each other (5.90 to 10.00 ms): the machine's speed changed under "
+            "them, and the time kept (the fastest) carries that; measure on a "
+            "quieter machine");
+}
+
+TEST(MeasureTest, RepeatThatMeasuredNothingIsNotTheFastest) {
+  FakeProgram Program("repeat-measures-nothing");
+  Program.Options.MaxRuns = 1;
+  Program.Options.TimingRuns = 3;
+  // The second run stops before its first measured iteration: its median
+  // of nothing (0) is left out, not kept as the fastest.
+  std::string Script = Program.write(
+      nextMedian(Program, "'3.0 0 3.1'") + "if [ \"$MEDIAN\" = 0 ]; then\n" +
+          result("timing", 0, false, 2, false,
+                 "{median: 0, mean: 0, stddev: 0, min: 0, max: 0}") +
+          "exit 0\nfi\n" +
+          result("timing", 5, false, 7, false,
+                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
+                 "max: 9.0}"),
+      result("breakdown", 3, false, 5));
+  auto M = Program.measureFrom(Script);
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{3.0, 3.1}));
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 3.0);
+  ASSERT_EQ(M->Problems.size(), 1u);
+  EXPECT_EQ(M->Problems[0], "timing run 2/3 at batch size 8 measured no "
+                            "iteration, the first did: it is left out");
 }
 
 TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {

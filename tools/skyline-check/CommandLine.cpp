@@ -83,8 +83,9 @@ po::options_description describeOptions() {
       po::value<unsigned>()->default_value(5)->value_name("N"),
       "the fewest iterations a timing run measures")(
       "timing-runs", po::value<unsigned>()->default_value(3)->value_name("N"),
-      "timing runs per batch size, interleaved over the sizes; the middle "
-      "one is kept (runs of one program differ more than its iterations)")(
+      "timing runs per batch size, interleaved over the sizes; the fastest "
+      "is kept once another is within 5% of it (more runs until then, at "
+      "most 3N): other work only slows a run")(
       "tolerance",
       po::value<std::string>()->default_value("2")->value_name("P"),
       "a timing run stops once the median's standard error is P% of it; 0 "
