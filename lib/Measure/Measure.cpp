@@ -666,13 +666,10 @@ unsigned measuredIterations(const SizeRuns &Size) {
 /// it could be a run that caught the machine at its quietest, or the only
 /// one outside a slow spell that caught the rest.
 bool fastestIsConfirmed(const SizeRuns &Size) {
-  if (Size.Timing.size() < 2)
-    return false;
-  std::vector<double> Medians;
-  for (const MeasuredRun &Run : Size.Timing)
-    Medians.push_back(Run.IterationMs.Median);
-  llvm::sort(Medians);
-  return Medians[1] <= Medians[0] * (1 + FastestAgreement);
+  double Bound = Size.fastest().IterationMs.Median * (1 + FastestAgreement);
+  return llvm::count_if(Size.Timing, [&](const MeasuredRun &Run) {
+           return Run.IterationMs.Median <= Bound;
+         }) >= 2; // the fastest and another
 }
 
 /// "5%": FastestAgreement as the messages say it.
