@@ -50,7 +50,12 @@ struct ModelOptions {
   int64_t RoundTo = 8;           // --round-to: suggestions are multiples
   double ThroughputSlack = 0.05; // --throughput-slack: within this of the best
   double MinGain = 0.05;         // --min-gain: offered from this gain on
-  double MinRSquared = 0.90;     // a poorer fit cannot predict
+  /// A fit cannot predict when its R² is below MinRSquared and a point lies
+  /// more than MaxRelativeResidual from the line: R² alone fails a nearly
+  /// flat quantity (a small model's time, launch-bound), whose noise is all
+  /// the variance there is, though every point is close to the line.
+  double MinRSquared = 0.90;
+  double MaxRelativeResidual = 0.10;
   /// The training loop shapes tensors by the batch size
   /// (TrainingLoop::BatchShapes): a short last batch fails, so where the
   /// dataset's size is known only its divisors are suggested.

@@ -155,6 +155,22 @@ std::vector<double> relativeWeights(llvm::ArrayRef<double> Y) {
   return Weights;
 }
 
+/// The point farthest from the line relative to its own value, and that
+/// distance (|residual| / y); a point whose y is not positive is infinitely
+/// far.
+std::pair<size_t, double> farthestFromTheLine(llvm::ArrayRef<double> X,
+                                              llvm::ArrayRef<double> Y,
+                                              const LinearFit &Fit) {
+  std::pair<size_t, double> Farthest{0, 0.0};
+  for (size_t I = 0; I < Y.size(); ++I) {
+    double Off = Y[I] > 0 ? std::abs(Y[I] - Fit.at(X[I])) / Y[I]
+                          : std::numeric_limits<double>::infinity();
+    if (Off > Farthest.second)
+      Farthest = {I, Off};
+  }
+  return Farthest;
+}
+
 /// Fits Y against the batch sizes. The fit is kept whenever one exists (the
 /// report shows its R²); Problem says why it cannot predict.
 void fitQuantity(const Measurement &M, const Points &P,
@@ -177,10 +193,16 @@ void fitQuantity(const Measurement &M, const Points &P,
   if (Fit->Slope <= 0)
     Problem = (Quantity + " does not grow with the batch size").str();
   else if (Fit->RSquared < Options.MinRSquared) {
+    auto [Worst, Off] = farthestFromTheLine(P.BatchSizes, Y, *Fit);
+    if (Off <= Options.MaxRelativeResidual)
+      return;
     int Decimals = decimalsApart(Fit->RSquared, Options.MinRSquared, 2);
-    Problem = llvm::formatv("{0} does not fit a line (R² = {1} < {2})",
+    Problem = llvm::formatv("{0} does not fit a line (R² = {1} < {2}, and "
+                            "batch size {3} lies {4} off it, more than {5})",
                             Quantity, formatFixed(Fit->RSquared, Decimals),
-                            formatFixed(Options.MinRSquared, Decimals))
+                            formatFixed(Options.MinRSquared, Decimals),
+                            int64_t(P.BatchSizes[Worst]), percent(Off),
+                            percent(Options.MaxRelativeResidual))
                   .str();
   }
 }
