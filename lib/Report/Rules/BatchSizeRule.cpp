@@ -80,8 +80,12 @@ private:
       }
     if (!First)
       return;
-    std::string Others =
-        Count > 1 ? llvm::formatv(" (and {0} more)", Count - 1).str() : "";
+    // "'x.view(...)' needs", "'x.view(...)' and 2 more calls need".
+    std::string Needs =
+        Count == 1 ? "needs"
+        : Count == 2
+            ? "and 1 more call need"
+            : llvm::formatv("and {0} more calls need", Count - 1).str();
     int64_t Samples = Context.Model.WholeBatchSamples;
     Finding Note;
     Note.Rule = "skyline-batch-size";
@@ -91,24 +95,24 @@ private:
     int64_t Training = Context.Model.DatasetSamples;
     Note.Message =
         Samples > 0 && Training > 0 && Samples != Training
-            ? llvm::formatv("'{0}'{1} needs every batch whole: {2} divides "
+            ? llvm::formatv("'{0}' {1} every batch whole: {2} divides "
                             "the training data's {3} samples and those of "
                             "the other loaders given the batch size (all "
                             "multiples of {4}), so no batch is short",
-                            First->Text, Others, To, Training, Samples)
+                            First->Text, Needs, To, Training, Samples)
                   .str()
         : Samples > 0
-            ? llvm::formatv("'{0}'{1} needs every batch whole: {2} divides "
+            ? llvm::formatv("'{0}' {1} every batch whole: {2} divides "
                             "the dataset's {3} samples, so no batch is short",
-                            First->Text, Others, To, Samples)
+                            First->Text, Needs, To, Samples)
                   .str()
             : llvm::formatv(
-                  "'{0}'{1} needs every batch whole: unless the dataset's "
+                  "'{0}' {1} every batch whole: unless the dataset's "
                   "size is a multiple of {2}, an epoch's last batch is "
                   "short and fails here; shape by the batch's own size "
                   "(size(0)) or drop the last batch "
                   "(DataLoaderOptions().drop_last(true))",
-                  First->Text, Others, To)
+                  First->Text, Needs, To)
                   .str();
     Out.push_back(std::move(Note));
   }
