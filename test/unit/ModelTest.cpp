@@ -9,6 +9,7 @@
 
 #include "gtest/gtest.h"
 
+#include <array>
 #include <cmath>
 #include <limits>
 
@@ -510,6 +511,18 @@ TEST(ModelTest, RSquaredJustBelowTheBarIsNotRoundedUp) {
             "and batch size 32 lies 31.2% off it, more than 10%)");
 }
 
+/// Runs at 16, 32, 48, 64 with the given times, on the exact memory line,
+/// under Capacity.
+Measurement timedRuns(std::array<double, 4> Ms) {
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  for (size_t I = 0; I < Ms.size(); ++I) {
+    int64_t B = 16 * int64_t(I + 1);
+    M.Runs.push_back(run(B, Ms[I], peakBytes(B)));
+  }
+  return M;
+}
+
 TEST(ModelTest, NearlyFlatTimesCloseToTheLinePredict) {
   // A launch-bound model: 10, 11, 10, 11 ms at 16, 32, 48, 64. Weighted
   // 1/t², R² = 12100/60941 = 0.199, all noise; but the farthest point, 32,
@@ -518,10 +531,7 @@ TEST(ModelTest, NearlyFlatTimesCloseToTheLinePredict) {
   // t(b) = (b + 112) / 16 ms, throughput 16 b / (b + 112) a ms, best at the
   // cap 260 (4160/372 = 11.18); 95% of it is 10.62, first reached at 224
   // (16 * 224 / 336 = 10.67; 216 gives 10.54), against 1.6 at 16: +566.7%.
-  Measurement M;
-  M.MemoryCapacityBytes = Capacity;
-  M.Runs = {run(16, 10, peakBytes(16)), run(32, 11, peakBytes(32)),
-            run(48, 10, peakBytes(48)), run(64, 11, peakBytes(64))};
+  Measurement M = timedRuns({10, 11, 10, 11});
   Analysis A = analyze(M, 16, ModelOptions());
 
   ASSERT_TRUE(A.IterationMs);
@@ -538,10 +548,7 @@ TEST(ModelTest, NearlyFlatTimesCloseToTheLinePredict) {
 TEST(ModelTest, NearlyFlatTimesFarFromTheLineCannotPredict) {
   // 10, 12, 10, 12 ms: R² = 900/4621 = 0.195, and 32 is 11.2% off the line
   // (12 - 10.66), past 10%.
-  Measurement M;
-  M.MemoryCapacityBytes = Capacity;
-  M.Runs = {run(16, 10, peakBytes(16)), run(32, 12, peakBytes(32)),
-            run(48, 10, peakBytes(48)), run(64, 12, peakBytes(64))};
+  Measurement M = timedRuns({10, 12, 10, 12});
   Analysis A = analyze(M, 16, ModelOptions());
   ASSERT_TRUE(A.IterationMs);
   EXPECT_NEAR(A.IterationMs->RSquared, 900.0 / 4621, 1e-12);
