@@ -12,6 +12,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace clang;
@@ -307,6 +308,47 @@ void collectShapes(const TUContext &TU, const Stmt *S,
     collectShapes(TU, Child, Out);
 }
 
+/// The module class a holder wraps: NetImpl of `TORCH_MODULE(Net)`.
+const CXXRecordDecl *heldModule(QualType Holder) {
+  const CXXRecordDecl *RD = recordOf(Holder);
+  if (!RD || !RD->hasDefinition())
+    return nullptr;
+  if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+      Spec && Spec->getQualifiedNameAsString() == "torch::nn::ModuleHolder")
+    return recordOf(Spec->getTemplateArgs()[0].getAsType());
+  for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+    if (const CXXRecordDecl *Held = heldModule(Base.getType()))
+      return Held;
+  return nullptr;
+}
+
+/// The user's functions that S calls, each once: direct callees with a
+/// body and, for a module called through its holder (`model(x)`, whose
+/// operator() is LibTorch's), the module's forward(); to MaxCallDepth.
+void collectCalledFunctions(const TUContext &TU, const Stmt *S, int Depth,
+                            llvm::SetVector<const FunctionDecl *> &Out) {
+  if (!S || Depth > MaxCallDepth)
+    return;
+  auto Follow = [&](const FunctionDecl *F) {
+    const FunctionDecl *Definition = F ? F->getDefinition() : nullptr;
+    if (Definition && Definition->hasBody() &&
+        TU.isUserCode(Definition->getLocation()) && Out.insert(Definition))
+      collectCalledFunctions(TU, Definition->getBody(), Depth + 1, Out);
+  };
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    Follow(Call->getDirectCallee());
+    if (const auto *Apply = dyn_cast<CXXOperatorCallExpr>(Call);
+        Apply && Apply->getOperator() == OO_Call && Apply->getNumArgs() >= 1 &&
+        isModuleHolder(Apply->getArg(0)->getType()))
+      if (const CXXRecordDecl *Held = heldModule(Apply->getArg(0)->getType()))
+        for (const CXXMethodDecl *Method : Held->methods())
+          if (Method->getIdentifier() && Method->getName() == "forward")
+            Follow(Method);
+  }
+  for (const Stmt *Child : S->children())
+    collectCalledFunctions(TU, Child, Depth, Out);
+}
+
 std::string functionName(const TUContext &TU, const Stmt *S) {
   const FunctionDecl *F = TU.enclosingFunction(S);
   return F ? F->getQualifiedNameAsString() : "";
@@ -378,6 +420,21 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
       markableLoopExtent(TU, Loop, L);
     }
     collectShapes(TU, Loop, L.BatchShapes);
+    // What runs once a batch in the functions the loop calls (a forward()
+    // that views its input as {kBatchSize, -1}) fails on a short batch too.
+    llvm::SetVector<const FunctionDecl *> Called;
+    collectCalledFunctions(TU, Loop, 0, Called);
+    std::vector<BatchShape> InCalled;
+    for (const FunctionDecl *F : Called)
+      collectShapes(TU, F->getBody(), InCalled);
+    // A template's instantiations share their calls' text.
+    for (BatchShape &Shape : InCalled)
+      if (llvm::none_of(L.BatchShapes, [&](const BatchShape &S) {
+            return S.Call.File == Shape.Call.File &&
+                   S.Call.Offset == Shape.Call.Offset &&
+                   S.Variable == Shape.Variable;
+          }))
+        L.BatchShapes.push_back(std::move(Shape));
     Out.Loops.push_back(std::move(L));
   }
 

@@ -102,6 +102,45 @@ int main() {
   EXPECT_EQ(Shapes[1].Call.Line, 11u);
 }
 
+TEST(TrainingLoopTest, ShapesInFunctionsTheLoopCallsAreKept) {
+  const char *Code = R"cpp(#include <torch/torch.h>
+const int64_t kBatchSize = 32;
+struct NetImpl : torch::nn::Module {
+  NetImpl() : fc(register_module("fc", torch::nn::Linear(784, 10))) {}
+  torch::Tensor forward(torch::Tensor x) {
+    return fc(x.view({kBatchSize, -1}));
+  }
+  torch::nn::Linear fc;
+};
+TORCH_MODULE(Net);
+torch::Tensor labels() { return torch::ones({kBatchSize}); }
+torch::Tensor evaluate(Net &model, torch::Tensor x) {
+  return model(x.reshape({kBatchSize, 784}));
+}
+int main() {
+  Net model;
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  auto loader = torch::data::make_data_loader(torch::data::datasets::MNIST("d"), kBatchSize);
+  for (auto &batch : *loader) {
+    auto loss = torch::mse_loss(model(batch.data), labels());
+    loss.backward();
+    opt.step();
+  }
+  evaluate(model, torch::ones({1, 784}));
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  // forward() through the holder's operator(), and labels() called
+  // directly, run once a batch; evaluate() runs after the loop.
+  const std::vector<BatchShape> &Shapes = Model.TrainingLoops[0].BatchShapes;
+  ASSERT_EQ(Shapes.size(), 2u);
+  EXPECT_EQ(Shapes[0].Text, "x.view({kBatchSize, -1})");
+  EXPECT_EQ(Shapes[0].Call.Line, 6u);
+  EXPECT_EQ(Shapes[1].Text, "torch::ones({kBatchSize})");
+  EXPECT_EQ(Shapes[1].Call.Line, 11u);
+}
+
 TEST(TrainingLoopTest, StepInsideACalledFunction) {
   const char *Code = R"cpp(
 #include <torch/torch.h>
