@@ -140,6 +140,11 @@ struct CallSite {
   unsigned Column = 0;
   unsigned Offset = 0; // of the whole call expression
   unsigned Length = 0;
+  /// A step() of an optimizer kept in a class member (`opt_.step()`,
+  /// `optimizer->step()`): the optimizer as an expression of its own type
+  /// (`opt_`, `*optimizer`), for the runs to track it at the call, since no
+  /// statement follows its declaration. Empty otherwise.
+  std::string Optimizer;
 };
 
 /// A call in the training loop that gives a tensor the batch size as a

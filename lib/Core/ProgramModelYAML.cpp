@@ -63,12 +63,16 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
 void emitCalls(YAML::Emitter &Out, const char *Key,
                const std::vector<CallSite> &Calls) {
   Out << YAML::Key << Key << YAML::Value << YAML::BeginSeq;
-  for (const CallSite &Call : Calls)
+  for (const CallSite &Call : Calls) {
     Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
         << Call.File << YAML::Key << "line" << YAML::Value << Call.Line
         << YAML::Key << "column" << YAML::Value << Call.Column << YAML::Key
         << "offset" << YAML::Value << Call.Offset << YAML::Key << "length"
-        << YAML::Value << Call.Length << YAML::EndMap;
+        << YAML::Value << Call.Length;
+    if (!Call.Optimizer.empty())
+      Out << YAML::Key << "optimizer" << YAML::Value << Call.Optimizer;
+    Out << YAML::EndMap;
+  }
   Out << YAML::EndSeq;
 }
 
@@ -167,10 +171,10 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
 std::vector<CallSite> readCalls(const YAML::Node &Node) {
   std::vector<CallSite> Calls;
   for (const YAML::Node &Call : Node)
-    Calls.push_back({get<std::string>(Call, "file"),
-                     get<unsigned>(Call, "line"), get<unsigned>(Call, "column"),
-                     get<unsigned>(Call, "offset"),
-                     get<unsigned>(Call, "length")});
+    Calls.push_back(
+        {get<std::string>(Call, "file"), get<unsigned>(Call, "line"),
+         get<unsigned>(Call, "column"), get<unsigned>(Call, "offset"),
+         get<unsigned>(Call, "length"), get<std::string>(Call, "optimizer")});
   return Calls;
 }
 

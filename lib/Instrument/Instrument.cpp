@@ -68,9 +68,16 @@ void planLoop(const TrainingLoop &Loop,
   // as weights, gradients and optimizer state.
   for (const CallSite &Step : Loop.StepCalls) {
     auto &StepEdits = Plan[Step.File];
+    // A member optimizer is tracked where it steps (again each step: the
+    // runtime keeps it once).
+    std::string Track =
+        Step.Optimizer.empty()
+            ? ""
+            : "skyline::rt::track_optimizer(" + Step.Optimizer + "); ";
     StepEdits.push_back(
         {Step.Offset, 0,
-         "skyline::rt::optimizer_step([&]() -> decltype(auto) { return ",
+         "skyline::rt::optimizer_step([&]() -> decltype(auto) { " + Track +
+             "return ",
          -long(Step.Length)});
     StepEdits.push_back(
         {Step.Offset + Step.Length, 0, "; })", SuffixBase + long(Step.Length)});

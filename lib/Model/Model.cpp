@@ -409,9 +409,9 @@ std::string describeSmallGain(int64_t Current, int64_t Suggested, double Gain,
         .str();
   if (Suggested > Current)
     return llvm::formatv(
-               "batch size {0} is within {1} of the predicted "
-               "throughput of {2}, the suggested size under the memory "
-               "cap {3}",
+               "batch size {0} is within {1} of the throughput "
+               "predicted at batch size {2}, the suggested size under "
+               "the memory cap {3}",
                Current, percent(Gain), Suggested, MinGain)
         .str();
   return llvm::formatv("batch size {0} is past the knee: {1} is within {2} of "

@@ -28,13 +28,21 @@ TEST(MeasureTest, ByteSizes) {
   EXPECT_FALSE(parseByteSize(""));
 }
 
-TEST(MeasureTest, WarnsOfAMachineBusierThanItsCores) {
-  EXPECT_FALSE(busyMachineWarning(1.9, 2));
-  EXPECT_FALSE(busyMachineWarning(2.0, 2));
-  EXPECT_EQ(busyMachineWarning(7.14, 2).value_or(""),
-            "the machine was busy (load average 7.1 on 2 cores): times include "
-            "waiting for a CPU; measure on a quiet machine, or fix "
+TEST(MeasureTest, WarnsOfOtherWorkKeepingTheCpus) {
+  EXPECT_FALSE(busyMachineWarning(0.0, 2));
+  EXPECT_FALSE(busyMachineWarning(0.8, 2)) << "a blip in half a second";
+  EXPECT_EQ(busyMachineWarning(2.4, 2).value_or(""),
+            "the machine was busy (2.4 other tasks running on 2 cores): times "
+            "include waiting for a CPU; measure on a quiet machine, or fix "
             "OMP_NUM_THREADS");
+}
+
+TEST(MeasureTest, CountsTheRunnableTasksOfProcLoadavg) {
+  EXPECT_EQ(runnableTasks("2.21 1.85 1.69 3/412 98765\n"), 3u);
+  EXPECT_EQ(runnableTasks("0.00 0.01 0.05 1/97 12"), 1u);
+  EXPECT_FALSE(runnableTasks("2.21 1.85 1.69"));
+  EXPECT_FALSE(runnableTasks("2.21 1.85 1.69 x/412 98765"));
+  EXPECT_FALSE(runnableTasks(""));
 }
 
 /// A program of 1 MiB plus 10 KiB a sample that takes 1 ms plus 0.125 ms a

@@ -357,8 +357,9 @@ TEST(ModelTest, SmallGainIsNotOffered) {
   Analysis A = analyze(linearRuns(Capacity), 144, ModelOptions());
   EXPECT_FALSE(A.Suggested);
   EXPECT_EQ(A.NoSuggestionReason,
-            "batch size 144 is within 0.6% of the predicted throughput of "
-            "152, the suggested size under the memory cap (min gain 5%)");
+            "batch size 144 is within 0.6% of the throughput predicted at "
+            "batch size 152, the suggested size under the memory cap (min "
+            "gain 5%)");
 
   ModelOptions LowBar;
   LowBar.MinGain = 0.005;

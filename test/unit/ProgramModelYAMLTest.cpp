@@ -49,6 +49,7 @@ ProgramModel sampleModel() {
   Loop.Optimizers.push_back(Opt);
   Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5, 1000, 15});
   Loop.StepCalls.push_back({"/src/train.cpp", 45, 5, 1020, 16});
+  Loop.StepCalls.push_back({"/src/train.cpp", 46, 5, 1040, 19, "*opt_"});
   Model.TrainingLoops.push_back(Loop);
   Model.Warnings.push_back("a warning");
   return Model;
@@ -72,6 +73,8 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->TrainingLoops[0].Optimizers[0].LearningRateText, "0.01");
   EXPECT_EQ(Read->TrainingLoops[0].LoopOffset, 930u);
   EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
+  EXPECT_EQ(Read->TrainingLoops[0].StepCalls[0].Optimizer, "");
+  EXPECT_EQ(Read->TrainingLoops[0].StepCalls[1].Optimizer, "*opt_");
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {

@@ -204,6 +204,47 @@ struct Trainer {
   EXPECT_EQ(Loop.Optimizers[0].Line, 12u);
   EXPECT_EQ(Loop.Optimizers[0].DeclarationEnd, 0u);
   EXPECT_EQ(Loop.Optimizers[0].LearningRateText, "0.2");
+  // No statement follows a member's declaration: the runs track it where
+  // it steps.
+  ASSERT_EQ(Loop.StepCalls.size(), 1u);
+  EXPECT_EQ(Loop.StepCalls[0].Optimizer, "opt");
+}
+
+TEST(TrainingLoopTest, AMemberOptimizerIsTrackedAsItsOwnType) {
+  // soumik12345/libtorch-examples' ConvNetClassifier: `new Adam(...)` kept
+  // in a raw pointer, stepped as `(*optimizer).step()`; a smart pointer's
+  // `->`; a local optimizer, tracked after its declaration instead.
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#include <memory>
+struct Trainer {
+  Trainer() : model(2, 1) {
+    optimizer = new torch::optim::Adam(model->parameters(), torch::optim::AdamOptions(1e-3));
+    second = std::make_unique<torch::optim::SGD>(model->parameters(), 0.1);
+  }
+  void fit() {
+    torch::optim::SGD local(model->parameters(), 0.1);
+    for (int i = 0; i < 3; ++i) {
+      model(torch::randn({4, 2})).backward();
+      (*optimizer).step();
+      second->step();
+      this->optimizer->step();
+      local.step();
+    }
+  }
+  torch::nn::Linear model;
+  torch::optim::Adam *optimizer{};
+  std::unique_ptr<torch::optim::SGD> second;
+};
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  const std::vector<CallSite> &Steps = Model.TrainingLoops[0].StepCalls;
+  ASSERT_EQ(Steps.size(), 4u);
+  EXPECT_EQ(Steps[0].Optimizer, "(*optimizer)");
+  EXPECT_EQ(Steps[1].Optimizer, "*second");
+  EXPECT_EQ(Steps[2].Optimizer, "*this->optimizer");
+  EXPECT_EQ(Steps[3].Optimizer, "") << "tracked after its declaration";
 }
 
 /// The text of the loop statement the instrumenter marks.
