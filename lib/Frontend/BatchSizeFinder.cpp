@@ -2,8 +2,9 @@
 //
 // Starts from the places a batch size is used (make_data_loader's argument,
 // DataLoaderOptions::batch_size, the first dimension of tensors made in the
-// training loop), traces each back to its literal, and tells the training
-// batch size from test and evaluation ones by the loop the loader feeds.
+// training loop, the stride of a loop that batches by hand), traces each back
+// to its literal, and tells the training batch size from test and evaluation
+// ones by the loop the loader feeds.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +60,7 @@ public:
   std::vector<BatchSizeSite> run() {
     findDataLoaders();
     findTensorDimensions();
+    findLoopStrides();
     findBatchSizeArguments();
     return std::move(Sites);
   }
@@ -243,6 +245,90 @@ private:
       Site->Confidence = TensorConfidence;
       Sites.push_back(std::move(*Site));
     }
+  }
+
+  /// A training loop that batches by hand steps through the samples by the
+  /// batch size: `for (i = 0; i < n; i += batch_size)` with
+  /// `x.slice(0, i, ...)` or `x.narrow(0, i, ...)` in its body, or a stride
+  /// named like a batch size. A language model's loop steps through time
+  /// by the sequence length (`ids.narrow(1, i, sequence_length)`): no batch
+  /// size.
+  void findLoopStrides() {
+    // In source order: the set's own order changes from run to run.
+    std::vector<const Stmt *> InOrder(Loops.TrainingLoopStmts.begin(),
+                                      Loops.TrainingLoopStmts.end());
+    llvm::sort(InOrder, [&](const Stmt *A, const Stmt *B) {
+      return TU.SM.isBeforeInTranslationUnit(A->getBeginLoc(),
+                                             B->getBeginLoc());
+    });
+    for (const Stmt *Loop : InOrder) {
+      const auto *For = dyn_cast<ForStmt>(Loop);
+      if (!For)
+        continue;
+      auto [Counter, Stride] = loopStride(For->getInc());
+      if (!Stride)
+        continue;
+      std::vector<UseStep> Chain{step("stride of the training loop", Stride)};
+      auto Site = Tracer.trace(Stride, Chain);
+      if (!Site || Site->Value <= 1)
+        continue;
+      if (!slicesRowsFrom(For->getBody(), Counter) &&
+          !looksLikeBatchSize(Site->Name))
+        continue;
+      if (Site->Name.empty())
+        Site->Name = "stride";
+      Site->Role = BatchSizeRole::Train;
+      Site->Confidence = TensorConfidence;
+      Sites.push_back(std::move(*Site));
+    }
+  }
+
+  /// The loop's variable and what `i += s` or `i = i + s` adds to it;
+  /// nulls for `++i` and anything else.
+  static std::pair<const ValueDecl *, const Expr *>
+  loopStride(const Expr *Inc) {
+    if (!Inc)
+      return {};
+    Inc = Inc->IgnoreParenImpCasts();
+    if (const auto *Compound = dyn_cast<CompoundAssignOperator>(Inc)) {
+      if (Compound->getOpcode() != BO_AddAssign)
+        return {};
+      return {referencedDecl(Compound->getLHS()), Compound->getRHS()};
+    }
+    const auto *Assign = dyn_cast<BinaryOperator>(Inc);
+    if (!Assign || Assign->getOpcode() != BO_Assign)
+      return {};
+    const auto *Sum =
+        dyn_cast<BinaryOperator>(Assign->getRHS()->IgnoreParenImpCasts());
+    const ValueDecl *Counter = referencedDecl(Assign->getLHS());
+    if (!Sum || Sum->getOpcode() != BO_Add || !Counter)
+      return {};
+    if (referencedDecl(Sum->getLHS()) == Counter)
+      return {Counter, Sum->getRHS()};
+    if (referencedDecl(Sum->getRHS()) == Counter)
+      return {Counter, Sum->getLHS()};
+    return {};
+  }
+
+  /// Whether S takes rows from Counter on: `x.slice(0, i, ...)`,
+  /// `x.narrow(0, i, ...)`.
+  bool slicesRowsFrom(const Stmt *S, const ValueDecl *Counter) const {
+    if (!S || !Counter)
+      return false;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      Expr::EvalResult Dimension;
+      if (Method && Method->getIdentifier() &&
+          llvm::is_contained({"slice", "narrow"}, Method->getName()) &&
+          Call->getNumArgs() >= 2 &&
+          Call->getArg(0)->EvaluateAsInt(Dimension, TU.Ctx) &&
+          Dimension.Val.getInt() == 0 &&
+          referencedDecl(Call->getArg(1)) == Counter)
+        return true;
+    }
+    return llvm::any_of(S->children(), [&](const Stmt *Child) {
+      return slicesRowsFrom(Child, Counter);
+    });
   }
 
   /// Arguments to a parameter named like a batch size of the program's own

@@ -443,8 +443,9 @@ void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
         Model.Warnings.push_back("the training batch size was guessed from "
                                  "its name: '" +
                                  Guess->Name +
-                                 "' reaches no data loader and no tensor "
-                                 "made in the training loop");
+                                 "' reaches no data loader, no tensor "
+                                 "made in the training loop and no loop "
+                                 "stride");
       }
     }
   }

@@ -30,4 +30,4 @@ int main() {
   }
   auto sample_state = torch::zeros({num_layers, kTestBatchSize, hidden_size});
 }
-// CHECK: skyline-check: warning: the training batch size was guessed from its name: 'batch_size' reaches no data loader and no tensor made in the training loop
+// CHECK: skyline-check: warning: the training batch size was guessed from its name: 'batch_size' reaches no data loader, no tensor made in the training loop and no loop stride
