@@ -216,7 +216,9 @@ TEST(RulesTest, MemoryBreakdownNoteAddsThePerSampleCost) {
       Found[0]->Message,
       "peak memory at batch size 16 is 1.11 MiB: weights 195 KiB, gradients "
       "195 KiB, "
-      "activations 156 KiB, untracked 586 KiB; each sample adds 9.77 KiB");
+      "activations 156 KiB, untracked 586 KiB (made before training and no "
+      "model's or optimizer's: a dataset held in memory, LibTorch's own); "
+      "each sample adds 9.77 KiB");
 }
 
 TEST(RulesTest, MallocThresholdsWarnWhenGlibcsOwnAreMarkedlySlower) {
