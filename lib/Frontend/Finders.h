@@ -12,7 +12,9 @@
 
 #include "llvm/ADT/DenseSet.h"
 
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,12 @@ struct ModuleFindings {
   std::vector<RawConstruction> Constructions;
   std::vector<RawRegistration> Registrations;
   std::vector<RawModuleCall> Calls;
+  /// The program's module classes with a constructor defined here, and
+  /// those whose constructors are only declared here (file:line of the
+  /// class): the layers the latter register are seen only where they are
+  /// defined.
+  std::set<std::string> ClassesDefined;
+  std::map<std::string, std::string> ClassesDeclaredOnly;
 };
 
 ModuleFindings findModules(const TUContext &TU);

@@ -523,6 +523,31 @@ void keepBatchSizeShapes(ProgramModel &Model) {
     });
 }
 
+/// A module class whose constructor no source analyzed defines (it is
+/// compiled in a library target, say): the layers it registers are not
+/// seen, and the user can name that source too.
+void warnOfModulesDefinedElsewhere(const Collected &In, ProgramModel &Model) {
+  std::set<std::string> Defined;
+  std::map<std::string, std::string> DeclaredOnly;
+  for (const ModuleFindings &Found : In.Modules) {
+    Defined.insert(Found.ClassesDefined.begin(), Found.ClassesDefined.end());
+    DeclaredOnly.insert(Found.ClassesDeclaredOnly.begin(),
+                        Found.ClassesDeclaredOnly.end());
+  }
+  for (const auto &[Class, At] : DeclaredOnly)
+    if (!Defined.count(Class))
+      Model.Warnings.push_back(
+          "module class '" + Class + "' (" + At +
+          ") has no constructor in the sources analyzed: the layers it "
+          "registers are not seen; to see them, name the source that "
+          "defines it too" +
+          (Model.Sources.empty()
+               ? std::string()
+               : " (skyline-check " +
+                     llvm::sys::path::filename(Model.Sources.front()).str() +
+                     " <that source> ...)"));
+}
+
 ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
                    const FrontendOptions &Options) {
   ProgramModel Model;
@@ -533,6 +558,7 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
   mergeLoops(In, Model);
   keepBatchSizeShapes(Model);
+  warnOfModulesDefinedElsewhere(In, Model);
   std::set<std::pair<std::string, unsigned>> SeenSaves;
   for (const SourceSpan &Save : In.SaveCalls)
     if (SeenSaves.insert({Save.File, Save.Offset}).second)

@@ -9,8 +9,11 @@
 
 #include "Finders.h"
 
+#include "llvm/Support/Path.h"
+
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/Support/Path.h"
 
 using namespace clang;
 using namespace clang::ast_matchers;
@@ -480,6 +483,34 @@ void findCalls(const TUContext &TU, ModuleFindings &Out) {
       addCall(TU, Call, Call->getArg(0), Out);
 }
 
+/// The program's module classes by whether a constructor of theirs is
+/// defined in this source: one defined in a source not analyzed (a class
+/// of a library target) registers layers no one sees.
+void findModuleClasses(const TUContext &TU, ModuleFindings &Out) {
+  for (const auto *Class :
+       TU.findAll<CXXRecordDecl>(cxxRecordDecl(isDefinition()).bind("n"))) {
+    if (!TU.isUserCode(Class->getLocation()) ||
+        !derivesFrom(Class, "torch::nn::Module"))
+      continue;
+    bool Declared = false;
+    bool Defined = false;
+    for (const CXXConstructorDecl *Constructor : Class->ctors()) {
+      if (Constructor->isImplicit())
+        continue;
+      Declared = true;
+      Defined |= Constructor->hasBody();
+    }
+    std::string Name = Class->getQualifiedNameAsString();
+    if (Defined)
+      Out.ClassesDefined.insert(Name);
+    else if (Declared)
+      Out.ClassesDeclaredOnly.emplace(
+          Name,
+          llvm::sys::path::filename(TU.fileOf(Class->getLocation())).str() +
+              ":" + std::to_string(TU.lineOf(Class->getLocation())));
+  }
+}
+
 } // namespace
 
 ModuleFindings findModules(const TUContext &TU) {
@@ -487,6 +518,7 @@ ModuleFindings findModules(const TUContext &TU) {
   findConstructions(TU, Out);
   findRegistrations(TU, Out);
   findCalls(TU, Out);
+  findModuleClasses(TU, Out);
   return Out;
 }
 
