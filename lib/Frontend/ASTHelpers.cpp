@@ -277,4 +277,40 @@ const ValueDecl *referencedDecl(const Expr *E) {
   return nullptr;
 }
 
+bool isSideEffectFree(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  if (isa<CXXThisExpr, IntegerLiteral>(E))
+    return true;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    return isa<VarDecl>(Ref->getDecl());
+  if (const auto *Member = dyn_cast<MemberExpr>(E))
+    return isa<FieldDecl>(Member->getMemberDecl()) &&
+           isSideEffectFree(Member->getBase());
+  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
+    return Unary->getOpcode() == UO_Deref &&
+           isSideEffectFree(Unary->getSubExpr());
+  if (const auto *Subscript = dyn_cast<ArraySubscriptExpr>(E))
+    return isSideEffectFree(Subscript->getBase()) &&
+           isSideEffectFree(Subscript->getIdx());
+  const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E);
+  if (!Operator)
+    return false;
+  OverloadedOperatorKind Kind = Operator->getOperator();
+  if (Kind != OO_Arrow && Kind != OO_Star && Kind != OO_Subscript)
+    return false;
+  if (Kind == OO_Star && Operator->getNumArgs() != 1)
+    return false; // a multiplication
+  return llvm::all_of(Operator->arguments(),
+                      [](const Expr *Arg) { return isSideEffectFree(Arg); });
+}
+
+std::string repeatableText(const TUContext &TU, const Expr *Object) {
+  if (Object->getBeginLoc().isMacroID() || Object->getEndLoc().isMacroID() ||
+      !isSideEffectFree(Object))
+    return "";
+  std::string Text = TU.textOf(Object->getSourceRange());
+  // The rewrite never adds a line, so line numbers stay the original's.
+  return Text.find('\n') == std::string::npos ? Text : "";
+}
+
 } // namespace skyline::frontend

@@ -100,6 +100,18 @@ memberInitializers(const clang::FieldDecl *Field);
 /// The VarDecl or FieldDecl an expression names (through -> and *), or null.
 const clang::ValueDecl *referencedDecl(const clang::Expr *E);
 
+/// Whether evaluating E once more, before the call, changes nothing: names,
+/// `this`, member accesses, dereferences and subscripts by a name or a
+/// literal (`fc`, `net.fc`, `*model`, `layers[i]`), no calls but the
+/// operators ->, * and [] of holders, smart pointers and containers.
+bool isSideEffectFree(const clang::Expr *E);
+
+/// E's text, for an instrumented copy to evaluate it again (a called
+/// layer's weights, a member optimizer to track); "" where that is not
+/// harmless, E comes from a macro, or its text spans lines (a rewrite never
+/// adds a line, so line numbers stay the original's).
+std::string repeatableText(const TUContext &TU, const clang::Expr *E);
+
 } // namespace skyline::frontend
 
 #endif // SKYLINE_LIB_FRONTEND_ASTHELPERS_H

@@ -308,26 +308,8 @@ void collectShapes(const TUContext &TU, const Stmt *S,
     collectShapes(TU, Child, Out);
 }
 
-/// Whether E names an object and does nothing else: `opt`, `this->opt_`,
-/// `*optimizer`, a smart pointer's `->`; evaluating it again is harmless.
-bool namesAnObject(const Expr *E) {
-  E = E->IgnoreParenImpCasts();
-  if (isa<DeclRefExpr, CXXThisExpr>(E))
-    return true;
-  if (const auto *Member = dyn_cast<MemberExpr>(E))
-    return isa<FieldDecl>(Member->getMemberDecl()) &&
-           namesAnObject(Member->getBase());
-  if (const auto *Unary = dyn_cast<UnaryOperator>(E))
-    return Unary->getOpcode() == UO_Deref && namesAnObject(Unary->getSubExpr());
-  if (const auto *Operator = dyn_cast<CXXOperatorCallExpr>(E))
-    return llvm::is_contained({OO_Arrow, OO_Star}, Operator->getOperator()) &&
-           Operator->getNumArgs() == 1 && namesAnObject(Operator->getArg(0));
-  return false;
-}
-
 /// The optimizer of `X.step()` or `X->step()` as an expression of its own
-/// type (`X`, `*X`), where X only names it and comes from no macro; else
-/// empty.
+/// type (`X`, `*X`), where X can be evaluated again; else empty.
 std::string optimizerAtStep(const TUContext &TU,
                             const CXXMemberCallExpr *Step) {
   const auto *Callee = dyn_cast<MemberExpr>(Step->getCallee()->IgnoreParens());
@@ -340,10 +322,7 @@ std::string optimizerAtStep(const TUContext &TU,
           dyn_cast<CXXOperatorCallExpr>(Object->IgnoreParenImpCasts());
       Arrow && Arrow->getOperator() == OO_Arrow && Arrow->getNumArgs() == 1)
     Object = Arrow->getArg(0);
-  if (!namesAnObject(Object) || Object->getBeginLoc().isMacroID() ||
-      Object->getEndLoc().isMacroID())
-    return "";
-  std::string Text = TU.textOf(Object->getSourceRange());
+  std::string Text = repeatableText(TU, Object);
   if (Text.empty())
     return "";
   return Callee->isArrow() ? "*" + Text : Text;
