@@ -2,6 +2,7 @@
 
 #include "skyline/RunReport.h"
 
+#include "skyline/InputFile.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/Units.h"
 
@@ -13,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 namespace skyline {
 
@@ -442,65 +444,218 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
 
 namespace {
 
-template <typename T>
-T get(const YAML::Node &Node, const char *Key, T Default = T()) {
-  return Node && Node[Key] && !Node[Key].IsNull() ? Node[Key].as<T>() : Default;
+/// A value no report holds: where it is (runs[2].iteration_ms.median) and
+/// what is wrong with it ("is .nan; it must be a finite number above 0").
+struct BadValue {
+  std::string Key, Problem;
+};
+
+/// How a value is quoted in a message.
+std::string shown(const YAML::Node &Value) {
+  if (Value.IsScalar())
+    return "'" + Value.Scalar() + "'";
+  return Value.IsSequence() ? "a list" : "a mapping";
 }
 
-MeasuredRun readRun(const YAML::Node &Node) {
-  MeasuredRun Run;
-  Run.BatchSize = Node["batch_size"].as<int64_t>();
-  Run.OutOfMemory = get<bool>(Node, "oom");
-  Run.Iterations = get<unsigned>(Node, "iterations");
-  const YAML::Node Ms = Node["iteration_ms"];
-  Run.IterationMs = {get<double>(Ms, "median"), get<double>(Ms, "mean"),
-                     get<double>(Ms, "stddev"), get<double>(Ms, "min"),
-                     get<double>(Ms, "max")};
-  Run.Throughput = get<double>(Node, "throughput");
-  Run.PeakBytes = get<int64_t>(Node, "peak_bytes");
+template <typename T> const char *kindOf() {
+  if constexpr (std::is_same_v<T, bool>)
+    return "true or false";
+  else if constexpr (std::is_same_v<T, std::string>)
+    return "text";
+  else if constexpr (std::is_floating_point_v<T>)
+    return "a number";
+  else if constexpr (std::is_unsigned_v<T>)
+    return "a whole number of at least 0";
+  else
+    return "a whole number";
+}
+
+template <typename T>
+T convert(const YAML::Node &Value, const std::string &Key) {
+  try {
+    return Value.as<T>();
+  } catch (const YAML::Exception &) {
+    throw BadValue{Key, "is " + shown(Value) + "; it must be " + kindOf<T>()};
+  }
+}
+
+/// The least a number may be.
+enum class Least { Zero, AboveZero, One };
+
+/// Checks a number a report holds: finite, and not below its least.
+template <typename T>
+T checked(const YAML::Node &Value, const std::string &Key, Least Bound) {
+  T Number = convert<T>(Value, Key);
+  const char *Must = Bound == Least::Zero        ? "of at least 0"
+                     : Bound == Least::AboveZero ? "above 0"
+                                                 : "of at least 1";
+  bool Finite = true;
+  if constexpr (std::is_floating_point_v<T>)
+    Finite = std::isfinite(Number);
+  bool InRange = Bound == Least::Zero        ? Number >= 0
+                 : Bound == Least::AboveZero ? Number > 0
+                                             : Number >= 1;
+  if (!Finite || !InRange)
+    throw BadValue{Key, "is " + shown(Value) + "; it must be " +
+                            (std::is_floating_point_v<T>
+                                 ? std::string("a finite number ")
+                                 : std::string("a whole number ")) +
+                            Must};
+  return Number;
+}
+
+/// A mapping of the report and the path of keys that leads to it.
+class Fields {
+public:
+  Fields(const YAML::Node &Node, std::string Where)
+      : Node(Node), Where(std::move(Where)) {
+    if (Node && !Node.IsNull() && !Node.IsMap())
+      throw BadValue{this->Where,
+                     "is " + shown(Node) + "; it must be a mapping"};
+  }
+
+  std::string key(const std::string &Name) const {
+    return Where.empty() ? Name : Where + "." + Name;
+  }
+  /// The value at Name; an undefined node when there is none (or null).
+  YAML::Node operator[](const char *Name) const {
+    if (!Node || !Node.IsMap())
+      return YAML::Node(YAML::NodeType::Undefined);
+    YAML::Node Value = Node[Name];
+    return Value && !Value.IsNull() ? Value
+                                    : YAML::Node(YAML::NodeType::Undefined);
+  }
+  Fields sub(const char *Name) const {
+    return Fields((*this)[Name], key(Name));
+  }
+
+  template <typename T> T get(const char *Name, T Default = T()) const {
+    YAML::Node Value = (*this)[Name];
+    return Value ? convert<T>(Value, key(Name)) : Default;
+  }
+  /// A number that must be finite and at least Bound; Default when absent.
+  template <typename T>
+  T number(const char *Name, Least Bound, T Default = T()) const {
+    YAML::Node Value = (*this)[Name];
+    return Value ? checked<T>(Value, key(Name), Bound) : Default;
+  }
+  /// Each entry of the list at Name with its key path (runs[2]).
+  template <typename Fn> void forEach(const char *Name, Fn Each) const {
+    YAML::Node List = (*this)[Name];
+    if (!List)
+      return;
+    if (!List.IsSequence())
+      throw BadValue{key(Name), "is " + shown(List) + "; it must be a list"};
+    for (size_t I = 0; I < List.size(); ++I)
+      Each(List[I], key(Name) + "[" + std::to_string(I) + "]");
+  }
+  /// Each key and value of the mapping at Name.
+  template <typename Fn> void forEachEntry(const char *Name, Fn Each) const {
+    Fields Map = sub(Name);
+    if (!Map.Node || Map.Node.IsNull())
+      return;
+    for (const auto &Entry : Map.Node) {
+      std::string Key = convert<std::string>(Entry.first, Map.Where);
+      Each(Key, Entry.second, Map.key(Key));
+    }
+  }
+
+private:
+  YAML::Node Node;
+  std::string Where;
+};
+
+void readTimes(const Fields &Node, MeasuredRun &Run) {
+  Fields Ms = Node.sub("iteration_ms");
+  Run.IterationMs = {Ms.number<double>("median", Least::Zero),
+                     Ms.number<double>("mean", Least::Zero),
+                     Ms.number<double>("stddev", Least::Zero),
+                     Ms.number<double>("min", Least::Zero),
+                     Ms.number<double>("max", Least::Zero)};
+  // A run that fit and measured iterations took time; a 0 would divide
+  // the throughput and the fits by nothing.
+  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
+    throw BadValue{Ms.key("median"),
+                   "is " + shown(Node["iteration_ms"]["median"]) +
+                       "; it must be a finite number above 0 in a run that "
+                       "fit and measured " +
+                       std::to_string(Run.Iterations) + " iterations"};
+  Run.Throughput = Node.number<double>("throughput", Least::Zero);
+  Fields Split = Node.sub("time_split_ms");
   for (const char *Phase :
        {"data", "forward", "backward", "optimizer", "other"})
-    if (Node["time_split_ms"] && Node["time_split_ms"][Phase])
+    if (Split[Phase])
       Run.TimeSplitMs.push_back(
-          {Phase, Node["time_split_ms"][Phase].as<double>()});
+          {Phase, Split.number<double>(Phase, Least::Zero)});
+  Node.forEach("timing_runs", [&](const YAML::Node &Median,
+                                  const std::string &Key) {
+    Run.TimingRunMedians.push_back(checked<double>(Median, Key, Least::Zero));
+  });
+  Run.WallSeconds = Node.number<double>("wall_seconds", Least::Zero);
+  Run.DynamicMallocMs = Node.number<double>("dynamic_malloc_ms", Least::Zero);
+}
+
+void readMemory(const Fields &Node, MeasuredRun &Run) {
+  Run.PeakBytes = Node.number<int64_t>("peak_bytes", Least::Zero);
+  Fields Memory = Node.sub("memory");
   for (const char *Kind : {"weights", "gradients", "optimizer_state",
                            "activations", "data", "temporaries", "untracked"})
-    if (Node["memory"] && Node["memory"][Kind])
-      Run.Memory.push_back({Kind, Node["memory"][Kind].as<int64_t>()});
-  for (const auto &Phase : Node["peak_bytes_by_phase"])
-    Run.PeakBytesByPhase.push_back(
-        {Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
-  for (const YAML::Node &Row : Node["layers"]) {
-    LayerMeasure Layer;
-    Layer.Name = get<std::string>(Row, "name");
-    if (Layer.Name == "(unscoped)")
-      Layer.Name.clear();
-    Layer.Type = get<std::string>(Row, "type");
-    Layer.File = get<std::string>(Row, "file");
-    Layer.Line = get<unsigned>(Row, "line");
-    Layer.ForwardMs = get<double>(Row, "forward_ms");
-    Layer.BackwardMs = get<double>(Row, "backward_ms");
-    Layer.GpuMs = get<double>(Row, "gpu_ms", -1);
-    Layer.ActivationBytes = get<int64_t>(Row, "activation_bytes");
-    Layer.WeightBytes = get<int64_t>(Row, "weight_bytes");
-    Layer.Scope = get<int>(Row, "scope", -1);
-    Run.Layers.push_back(Layer);
+    if (Memory[Kind])
+      Run.Memory.push_back({Kind, Memory.number<int64_t>(Kind, Least::Zero)});
+  Node.forEachEntry("peak_bytes_by_phase",
+                    [&](const std::string &Phase, const YAML::Node &Bytes,
+                        const std::string &Key) {
+                      Run.PeakBytesByPhase.push_back(
+                          {Phase, checked<int64_t>(Bytes, Key, Least::Zero)});
+                    });
+}
+
+LayerMeasure readLayer(const Fields &Row) {
+  LayerMeasure Layer;
+  Layer.Name = Row.get<std::string>("name");
+  if (Layer.Name == "(unscoped)")
+    Layer.Name.clear();
+  Layer.Type = Row.get<std::string>("type");
+  Layer.File = Row.get<std::string>("file");
+  Layer.Line = Row.get<unsigned>("line");
+  Layer.ForwardMs = Row.number<double>("forward_ms", Least::Zero);
+  Layer.BackwardMs = Row.number<double>("backward_ms", Least::Zero);
+  Layer.GpuMs = Row.number<double>("gpu_ms", Least::Zero, -1);
+  Layer.ActivationBytes = Row.number<int64_t>("activation_bytes", Least::Zero);
+  Layer.WeightBytes = Row.number<int64_t>("weight_bytes", Least::Zero);
+  Layer.Scope = Row.get<int>("scope", -1);
+  return Layer;
+}
+
+MeasuredRun readRun(const Fields &Node) {
+  MeasuredRun Run;
+  if (!Node["batch_size"])
+    throw BadValue{Node.key("batch_size"), "is missing; every run has one"};
+  Run.BatchSize = Node.number<int64_t>("batch_size", Least::One);
+  Run.OutOfMemory = Node.get<bool>("oom");
+  Run.Iterations = Node.get<unsigned>("iterations");
+  readTimes(Node, Run);
+  readMemory(Node, Run);
+  Node.forEach("layers", [&](const YAML::Node &Row, const std::string &Key) {
+    Run.Layers.push_back(readLayer(Fields(Row, Key)));
+  });
+  Run.EndedEarly = Node.get<bool>("ended_early");
+  Run.IterationsAsked = Node.get<unsigned>("iterations_asked");
+  Run.Stopped = Node.get<std::string>("stopped");
+  Run.EpochEndIterations = Node.get<unsigned>("epoch_end_iterations");
+  Run.EpochIterations = Node.get<unsigned>("epoch_iterations");
+  Run.DatasetSamples = Node.number<int64_t>("dataset_size", Least::Zero);
+  Run.DatasetsGcd =
+      Node.number<int64_t>("datasets_gcd", Least::Zero, Run.DatasetSamples);
+  Run.GpuMsSource = Node.get<std::string>("gpu_ms_source");
+  if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
+    Fields Breakdown(B, Node.key("breakdown"));
+    Run.Breakdown =
+        BreakdownRun{Breakdown.get<unsigned>("iterations"),
+                     Breakdown.number<double>("iteration_ms", Least::Zero),
+                     Breakdown.number<double>("wall_seconds", Least::Zero),
+                     Breakdown.get<bool>("ended_early")};
   }
-  Run.WallSeconds = get<double>(Node, "wall_seconds");
-  Run.EndedEarly = get<bool>(Node, "ended_early");
-  Run.IterationsAsked = get<unsigned>(Node, "iterations_asked");
-  Run.Stopped = get<std::string>(Node, "stopped");
-  Run.EpochEndIterations = get<unsigned>(Node, "epoch_end_iterations");
-  Run.EpochIterations = get<unsigned>(Node, "epoch_iterations");
-  Run.DatasetSamples = get<int64_t>(Node, "dataset_size");
-  Run.DatasetsGcd = get<int64_t>(Node, "datasets_gcd", Run.DatasetSamples);
-  Run.TimingRunMedians = get<std::vector<double>>(Node, "timing_runs");
-  Run.GpuMsSource = get<std::string>(Node, "gpu_ms_source");
-  Run.DynamicMallocMs = get<double>(Node, "dynamic_malloc_ms");
-  if (const YAML::Node B = Node["breakdown"]; B && B.IsMap())
-    Run.Breakdown = BreakdownRun{
-        get<unsigned>(B, "iterations"), get<double>(B, "iteration_ms"),
-        get<double>(B, "wall_seconds"), get<bool>(B, "ended_early")};
   return Run;
 }
 
@@ -512,67 +667,85 @@ llvm::Error notAReport(llvm::StringRef Path, const std::string &Why) {
       Path.str().c_str(), Why.c_str());
 }
 
+void readEnvironment(const Fields &Root, SavedReport &Report) {
+  Measurement &M = Report.Measured;
+  Report.SkylineVersion = Root.get<std::string>("skyline_version");
+  Fields Device = Root.sub("device");
+  M.DeviceType = Device.get<std::string>("type", "cpu");
+  M.DeviceName = Device.get<std::string>("name");
+  M.MemoryCapacityBytes =
+      Device.number<int64_t>("memory_capacity_bytes", Least::AboveZero);
+  Fields Environment = Root.sub("environment");
+  M.TorchVersion = Environment.get<std::string>("torch_version");
+  M.Threads = Environment.number<int>("threads", Least::Zero);
+  M.MallocThresholdsUsed = Environment.get<std::string>("malloc_thresholds");
+  M.GlibcTunables = Environment.get<std::string>("glibc_tunables");
+  Fields Time = Root.sub("time");
+  Report.BuildSeconds = Time.number<double>("build_seconds", Least::Zero);
+  M.TimeBudgetSeconds = Time.number<double>("time_budget_seconds", Least::Zero);
+  M.TimeBudgetSpent = Time.get<bool>("time_budget_spent");
+  M.LargerThanTheData =
+      Root.number<int64_t>("larger_than_the_data", Least::Zero);
+  M.FirstFailure = Root.number<int64_t>("first_failure", Least::Zero);
+}
+
+/// The report's content once it parsed as YAML; BadValue where a value is
+/// not one a report holds.
+llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
+                                           llvm::StringRef Path) {
+  if (!Node.IsMap() || !Node["schema_version"] || !Node["runs"])
+    return notAReport(Path, "no schema_version or runs");
+  Fields Root(Node, "");
+  SavedReport Report;
+  Report.SchemaVersion = Root.get<int>("schema_version");
+  if (Report.SchemaVersion < 1 || Report.SchemaVersion > ReportSchemaVersion)
+    return notAReport(Path, "schema_version " +
+                                std::to_string(Report.SchemaVersion) +
+                                " is not one this skyline-check reads (1 to " +
+                                std::to_string(ReportSchemaVersion) + ")");
+  readEnvironment(Root, Report);
+  Measurement &M = Report.Measured;
+  Root.forEach("runs", [&](const YAML::Node &Run, const std::string &Key) {
+    M.Runs.push_back(readRun(Fields(Run, Key)));
+  });
+  Root.forEach("problems",
+               [&](const YAML::Node &Problem, const std::string &Key) {
+                 M.Problems.push_back(convert<std::string>(Problem, Key));
+               });
+  if (const YAML::Node Program = Root["program"]) {
+    std::string Error;
+    std::optional<ProgramModel> Model = programModelFromNode(Program, Error);
+    if (!Model)
+      return notAReport(Path, "its program model: " + Error);
+    Report.Program = std::move(*Model);
+  } else if (Root["batch_size"]) { // schema 1: the batch size alone
+    Fields Saved = Root.sub("batch_size");
+    BatchSizeSite Site;
+    Site.Name = Saved.get<std::string>("name");
+    Site.Value = Saved.number<int64_t>("value", Least::One);
+    Site.Literal.File = Saved.get<std::string>("file");
+    Site.Literal.Line = Saved.get<unsigned>("line");
+    Report.Program.BatchSize = Site;
+  }
+  return std::move(Report);
+}
+
 } // namespace
 
 llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
-  YAML::Node Root;
+  auto Root = loadYamlInput(Path, "report", ReportLimits);
+  if (!Root)
+    return Root.takeError();
   try {
-    Root = YAML::LoadFile(Path.str());
-  } catch (const YAML::BadFile &) {
+    return readReportNode(*Root, Path);
+  } catch (const BadValue &Bad) {
     return llvm::createStringError(
-        std::errc::no_such_file_or_directory,
-        "cannot read report '%s': no such file or not readable",
-        Path.str().c_str());
+        std::errc::invalid_argument,
+        "report '%s': %s %s; write the report again with --report=FILE",
+        Path.str().c_str(), Bad.Key.c_str(), Bad.Problem.c_str());
   } catch (const YAML::Exception &E) {
     return notAReport(Path, E.what());
-  }
-  try {
-    if (!Root.IsMap() || !Root["schema_version"] || !Root["runs"])
-      return notAReport(Path, "no schema_version or runs");
-    SavedReport Report;
-    Report.SchemaVersion = Root["schema_version"].as<int>();
-    if (Report.SchemaVersion < 1 || Report.SchemaVersion > ReportSchemaVersion)
-      return notAReport(
-          Path, "schema_version " + std::to_string(Report.SchemaVersion) +
-                    " is not one this skyline-check reads (1 to " +
-                    std::to_string(ReportSchemaVersion) + ")");
-    Report.SkylineVersion = get<std::string>(Root, "skyline_version");
-    Measurement &M = Report.Measured;
-    M.DeviceType = get<std::string>(Root["device"], "type", "cpu");
-    M.DeviceName = get<std::string>(Root["device"], "name");
-    M.MemoryCapacityBytes =
-        get<int64_t>(Root["device"], "memory_capacity_bytes");
-    M.TorchVersion = get<std::string>(Root["environment"], "torch_version");
-    M.Threads = get<int>(Root["environment"], "threads");
-    M.MallocThresholdsUsed =
-        get<std::string>(Root["environment"], "malloc_thresholds");
-    M.GlibcTunables = get<std::string>(Root["environment"], "glibc_tunables");
-    Report.BuildSeconds = get<double>(Root["time"], "build_seconds");
-    M.TimeBudgetSeconds = get<double>(Root["time"], "time_budget_seconds");
-    M.TimeBudgetSpent = get<bool>(Root["time"], "time_budget_spent");
-    M.LargerThanTheData = get<int64_t>(Root, "larger_than_the_data");
-    M.FirstFailure = get<int64_t>(Root, "first_failure");
-    for (const YAML::Node &Run : Root["runs"])
-      M.Runs.push_back(readRun(Run));
-    for (const YAML::Node &Problem : Root["problems"])
-      M.Problems.push_back(Problem.as<std::string>());
-    if (Root["program"]) {
-      std::string Error;
-      std::optional<ProgramModel> Program =
-          programModelFromNode(Root["program"], Error);
-      if (!Program)
-        return notAReport(Path, "its program model: " + Error);
-      Report.Program = std::move(*Program);
-    } else if (Root["batch_size"]) { // schema 1: the batch size alone
-      BatchSizeSite Site;
-      Site.Name = get<std::string>(Root["batch_size"], "name");
-      Site.Value = get<int64_t>(Root["batch_size"], "value");
-      Site.Literal.File = get<std::string>(Root["batch_size"], "file");
-      Site.Literal.Line = get<unsigned>(Root["batch_size"], "line");
-      Report.Program.BatchSize = Site;
-    }
-    return Report;
-  } catch (const YAML::Exception &E) {
+  } catch (const std::exception &E) {
     return notAReport(Path, E.what());
   }
 }

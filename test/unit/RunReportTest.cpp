@@ -158,8 +158,7 @@ TEST(RunReportTest, ClearErrors) {
   auto Missing = readReport("/no/such/report.yaml");
   ASSERT_FALSE(bool(Missing));
   EXPECT_EQ(llvm::toString(Missing.takeError()),
-            "cannot read report '/no/such/report.yaml': no such file or not "
-            "readable");
+            "cannot read report '/no/such/report.yaml': no such file");
 
   auto NotAReport = readReport(writeTemp("not-a-report.yaml", "just: text\n"));
   ASSERT_FALSE(bool(NotAReport));
@@ -178,7 +177,77 @@ TEST(RunReportTest, ClearErrors) {
   auto Broken = readReport(writeTemp("broken.yaml", "schema_version: [\n"));
   ASSERT_FALSE(bool(Broken));
   EXPECT_THAT(llvm::toString(Broken.takeError()),
-              HasSubstr("is not a skyline-check report"));
+              HasSubstr("/broken.yaml' is not valid YAML: yaml-cpp: error at "
+                        "line 2"));
+}
+
+/// The error reading Text as a report, or "(read)".
+std::string readError(const std::string &Text) {
+  auto Read = readReport(writeTemp("report-values.yaml", Text));
+  if (Read)
+    return "(read)";
+  std::string Error = llvm::toString(Read.takeError());
+  // The temporary directory differs from machine to machine.
+  return Error.substr(Error.find("report-values.yaml'"));
+}
+
+TEST(RunReportTest, ImpossibleValuesAreRefusedWithTheirKey) {
+  const std::string Head = "schema_version: 2\n"
+                           "device: {type: cpu, memory_capacity_bytes: 100}\n";
+  auto Run = [](const std::string &Fields) {
+    return "runs:\n  - {batch_size: 8, iterations: 4, " + Fields + "}\n";
+  };
+  const std::string Times =
+      "iteration_ms: {median: 2, mean: 2, stddev: 0, min: 1, max: 3}";
+  EXPECT_EQ(readError(Head + Run(Times + ", peak_bytes: 10")), "(read)");
+  EXPECT_EQ(readError(Head + Run("iteration_ms: {median: .nan}")),
+            "report-values.yaml': runs[0].iteration_ms.median is '.nan'; it "
+            "must be a finite number of at least 0; write the report again "
+            "with --report=FILE");
+  EXPECT_EQ(readError(Head + Run("iteration_ms: {median: 0}")),
+            "report-values.yaml': runs[0].iteration_ms.median is '0'; it must "
+            "be a finite number above 0 in a run that fit and measured 4 "
+            "iterations; write the report again with --report=FILE");
+  EXPECT_EQ(readError(Head + Run(Times + ", throughput: -.inf")),
+            "report-values.yaml': runs[0].throughput is '-.inf'; it must be a "
+            "finite number of at least 0; write the report again with "
+            "--report=FILE");
+  EXPECT_EQ(readError(Head + Run(Times + ", peak_bytes: -1")),
+            "report-values.yaml': runs[0].peak_bytes is '-1'; it must be a "
+            "whole number of at least 0; write the report again with "
+            "--report=FILE");
+  EXPECT_EQ(readError(Head + Run(Times + ", layers: [{forward_ms: -2}]")),
+            "report-values.yaml': runs[0].layers[0].forward_ms is '-2'; it "
+            "must be a finite number of at least 0; write the report again "
+            "with --report=FILE");
+  EXPECT_EQ(readError(Head + "runs:\n  - {batch_size: 0}\n"),
+            "report-values.yaml': runs[0].batch_size is '0'; it must be a "
+            "whole number of at least 1; write the report again with "
+            "--report=FILE");
+  EXPECT_EQ(readError(Head + "runs:\n  - {batch_size: many}\n"),
+            "report-values.yaml': runs[0].batch_size is 'many'; it must be a "
+            "whole number; write the report again with --report=FILE");
+  EXPECT_EQ(readError(Head + "runs: {batch_size: 8}\n"),
+            "report-values.yaml': runs is a mapping; it must be a list; "
+            "write the report again with --report=FILE");
+  EXPECT_EQ(readError("schema_version: 2\ndevice: {memory_capacity_bytes: "
+                      "0}\nruns: []\n"),
+            "report-values.yaml': device.memory_capacity_bytes is '0'; it "
+            "must be a whole number above 0; write the report again with "
+            "--report=FILE");
+  // A run that ran out of memory, or measured nothing, has no time.
+  EXPECT_EQ(readError(Head + "runs:\n  - {batch_size: 8, oom: true, "
+                             "iterations: 4, iteration_ms: {median: 0}}\n"),
+            "(read)");
+  EXPECT_EQ(readError(Head + "runs:\n  - {batch_size: 8, iterations: 0, "
+                             "iteration_ms: {median: 0}}\n"),
+            "(read)");
+}
+
+TEST(RunReportTest, TheLitReportStillReads) {
+  auto Read = readReport(SKYLINE_TEST_INPUTS "/reports/measured.yaml");
+  ASSERT_TRUE(bool(Read)) << llvm::toString(Read.takeError());
+  EXPECT_EQ(Read->Measured.Runs.size(), 3u);
 }
 
 TEST(RunReportTest, WhatIfSaysWhetherItFits) {
