@@ -9,6 +9,7 @@
 #include "CommandLine.h"
 
 #include "skyline/Config.h"
+#include "skyline/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -200,13 +201,14 @@ std::string findConfigFile(llvm::StringRef Start) {
 std::optional<std::vector<std::string>>
 configArguments(const std::string &Path, const po::options_description &Known,
                 std::string &Error) {
-  YAML::Node Root;
-  try {
-    Root = YAML::LoadFile(Path);
-  } catch (const YAML::Exception &E) {
-    Error = "cannot read config file '" + Path + "': " + E.what();
+  // Read even with --analyze-only: a directory, FIFO, huge file or alias
+  // bomb is refused before anything is built from it.
+  auto Loaded = loadYamlInput(Path, "config file", ConfigLimits);
+  if (!Loaded) {
+    Error = llvm::toString(Loaded.takeError());
     return std::nullopt;
   }
+  const YAML::Node &Root = *Loaded;
   std::vector<std::string> Args;
   if (Root.IsNull())
     return Args;
@@ -215,25 +217,32 @@ configArguments(const std::string &Path, const po::options_description &Known,
             "' must be a mapping of option names to values";
     return std::nullopt;
   }
-  for (const auto &Entry : Root) {
-    std::string Key = Entry.first.as<std::string>();
-    if (Key == "config" || !Known.find_nothrow(Key, false)) {
-      Error = "unknown option '" + Key + "' in config file '" + Path +
-              "' (keys are long option names, like memory-margin)";
-      return std::nullopt;
+  // A key or value that is a list or mapping where a scalar belongs throws.
+  try {
+    for (const auto &Entry : Root) {
+      std::string Key = Entry.first.as<std::string>();
+      if (Key == "config" || !Known.find_nothrow(Key, false)) {
+        Error = "unknown option '" + Key + "' in config file '" + Path +
+                "' (keys are long option names, like memory-margin)";
+        return std::nullopt;
+      }
+      const YAML::Node &Value = Entry.second;
+      if (Value.IsSequence()) {
+        for (const YAML::Node &Item : Value)
+          Args.push_back("--" + Key + "=" + Item.as<std::string>());
+      } else if (Value.IsScalar()) {
+        std::string Text = Value.as<std::string>();
+        // A flag is `key: true`; `false` leaves it off.
+        if (Text == "true")
+          Args.push_back("--" + Key);
+        else if (Text != "false")
+          Args.push_back("--" + Key + "=" + Text);
+      }
     }
-    const YAML::Node &Value = Entry.second;
-    if (Value.IsSequence()) {
-      for (const YAML::Node &Item : Value)
-        Args.push_back("--" + Key + "=" + Item.as<std::string>());
-    } else if (Value.IsScalar()) {
-      std::string Text = Value.as<std::string>();
-      // A flag is `key: true`; `false` leaves it off.
-      if (Text == "true")
-        Args.push_back("--" + Key);
-      else if (Text != "false")
-        Args.push_back("--" + Key + "=" + Text);
-    }
+  } catch (const YAML::Exception &E) {
+    Error = "config file '" + Path + "': " + E.what() +
+            "; keys are option names, values scalars or lists of scalars";
+    return std::nullopt;
   }
   return Args;
 }
