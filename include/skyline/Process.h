@@ -2,7 +2,9 @@
 //
 // Runs a measured program (or a build tool) in its own process group, so that
 // a timeout, a crash or an interrupted skyline-check leaves nothing of it
-// behind, and says how it ended.
+// behind, and says how it ended. Nothing it started outlives it: not the
+// compilers ninja puts in groups of their own, not a daemon that called
+// setsid() (see runProcess).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_PROCESS_H
@@ -11,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -35,15 +38,37 @@ struct ProcessResult {
   int Signal = 0;                // the signal that ended it (Signalled)
   bool CoreDumped = false;       // Signalled with a core file written
   unsigned TimeLimitSeconds = 0; // the limit it ran under (0: none)
+  uint64_t OutputBytes = 0;      // what it wrote to stdout and stderr
+  uint64_t OutputBytesCut = 0;   // of those, left out of the log (see below)
 };
+
+/// The log keeps at most this much of a child's output: its beginning...
+constexpr uint64_t LogHeadBytes = 256 << 10;
+/// ...and its end, with a line where the rest was cut.
+constexpr uint64_t LogTailBytes = 1 << 20;
 
 /// Runs Args[0] (searched in PATH when it has no slash) with Args, in
 /// Directory (empty: here), with extra environment entries ("NAME=value",
 /// replacing this process's NAME), stdin from /dev/null, stdout and stderr to
-/// LogPath. The child leads a new process group: after TimeoutSeconds (0: no
-/// limit) the group gets SIGTERM, then SIGKILL after a short grace period;
-/// whatever of the group outlives the child is killed when it ends; and if
-/// skyline-check is interrupted during the run, the group is killed first.
+/// LogPath through a pipe: a log that would pass LogHeadBytes + LogTailBytes
+/// keeps its head and its tail, and says how much was cut between them.
+///
+/// The child leads a new process group: after TimeoutSeconds (0: no limit)
+/// the group gets SIGTERM, then SIGKILL after a short grace period. When the
+/// child has ended (however it ended), every process still below this one is
+/// killed and reaped: during the run this process is the child subreaper, so
+/// orphans, whatever group or session they made, are its children, found by
+/// their parent links in /proc.
+///
+/// SIGINT, SIGTERM or SIGHUP during the run: the child's group gets SIGTERM
+/// (ninja stops its compilers and removes their partial outputs; a second
+/// interrupt sends SIGKILL), SIGKILL after the grace period, then the sweep
+/// above; only then is the signal handed on, to the handler installed before
+/// (LLVM's removes its temporary files) or to the default action, so the
+/// shell sees 130 or 143. Returns (End is Interrupted) only when that
+/// handler returns.
+///
+/// Not thread-safe: one run at a time per process.
 ProcessResult runProcess(llvm::ArrayRef<std::string> Args,
                          llvm::StringRef Directory,
                          llvm::ArrayRef<std::string> Environment,

@@ -2,12 +2,19 @@
 //
 // The child leads its own process group, so that everything it starts (data
 // loader workers, helper processes) can be stopped with one kill(): on a
-// timeout, after it ends, and when skyline-check itself is interrupted. POSIX
-// only (posix_spawn, waitid).
+// timeout and when skyline-check itself is interrupted. What left the group
+// (ninja runs each compiler in a group of its own; a daemon calls setsid())
+// is found afterwards by its parent links: this process is the child
+// subreaper during a run, so every orphan below it becomes its child, and
+// nothing is left once the run ends. No cgroup is needed, nor used. The
+// child's output reaches the log through a pipe that this process reads, so
+// that the log can be bounded. POSIX, with Linux's /proc and prctl().
 //
 //===----------------------------------------------------------------------===//
 
 #include "skyline/Process.h"
+
+#include "skyline/Units.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -17,16 +24,22 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <iterator>
+#include <map>
 #include <optional>
+#include <poll.h>
 #include <spawn.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #endif
 #include <sys/wait.h>
 #include <thread>
@@ -38,10 +51,16 @@ namespace skyline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using std::chrono::milliseconds;
 
-/// How long a timed-out group has between SIGTERM and SIGKILL: enough to
-/// flush a log, short enough not to stall the next run.
+/// How long a stopped group has between SIGTERM and SIGKILL: enough to
+/// flush a log or for ninja to remove partial outputs, short enough not to
+/// stall the next run.
 constexpr std::chrono::seconds GracePeriod(2);
+
+/// The most the sweep of leftover processes waits for them to die: one
+/// stuck in the kernel is left to it.
+constexpr std::chrono::seconds SweepPatience(5);
 
 /// What stops skyline-check from outside while a run is going; the run's group
 /// does not get them from the terminal, since it is not the foreground group.
@@ -51,64 +70,42 @@ constexpr int NumInterruptSignals = std::size(InterruptSignals);
 // Shared with the signal handler, so plain sig_atomic_t values and actions
 // written only while the signals are blocked.
 volatile sig_atomic_t RunningGroup = 0;
-volatile sig_atomic_t WasInterrupted = 0;
+volatile sig_atomic_t PendingSignal = 0; // the first interrupt of the run
+volatile sig_atomic_t Interrupts = 0;
+volatile sig_atomic_t WakeFd = -1; // wakes the supervising loop's poll()
 struct sigaction PreviousActions[NumInterruptSignals];
 bool Installed[NumInterruptSignals];
 
-/// What Signal did before our handler, or null when it was the default.
-const struct sigaction *previousHandler(int Signal) {
-  for (int I = 0; I < NumInterruptSignals; ++I) {
-    if (InterruptSignals[I] != Signal)
-      continue;
-    const struct sigaction &Previous = PreviousActions[I];
-    bool IsDefault =
-        !(Previous.sa_flags & SA_SIGINFO) &&
-        (Previous.sa_handler == SIG_DFL || Previous.sa_handler == SIG_IGN);
-    return IsDefault ? nullptr : &Previous;
-  }
-  return nullptr;
-}
-
-/// Hands a signal on as if our handler had not been there: to the previous
-/// handler (LLVM's removes its temporary files), or to the default action.
-void passOn(int Signal, siginfo_t *Info, void *Context) {
-  if (const struct sigaction *Previous = previousHandler(Signal)) {
-    if (Previous->sa_flags & SA_SIGINFO)
-      return Previous->sa_sigaction(Signal, Info, Context);
-    return Previous->sa_handler(Signal);
-  }
-  struct sigaction Default = {};
-  Default.sa_handler = SIG_DFL;
-  sigaction(Signal, &Default, nullptr);
-  // The signal is blocked while its handler runs: unblock it so that raise()
-  // ends this process now.
-  sigset_t Unblock;
-  sigemptyset(&Unblock);
-  sigaddset(&Unblock, Signal);
-  sigprocmask(SIG_UNBLOCK, &Unblock, nullptr);
-  raise(Signal);
-}
-
-/// Async-signal-safe only: the run's group must not outlive skyline-check.
-extern "C" void onInterrupt(int Signal, siginfo_t *Info, void *Context) {
+/// Async-signal-safe only. Records the signal and asks the run's group to
+/// stop (SIGTERM: ninja then stops its compilers and removes their partial
+/// outputs); an impatient second interrupt kills it. The supervising loop
+/// does the rest and hands the signal on.
+extern "C" void onInterrupt(int Signal) {
   int SavedErrno = errno;
+  if (!PendingSignal)
+    PendingSignal = Signal;
   pid_t Group = RunningGroup;
   if (Group > 0)
-    kill(-Group, SIGKILL); // no one would be left to send SIGKILL later
-  WasInterrupted = 1;
-  passOn(Signal, Info, Context);
+    kill(-Group, Interrupts == 0 ? SIGTERM : SIGKILL);
+  Interrupts = Interrupts + 1;
+  if (int Fd = WakeFd; Fd >= 0) {
+    char Byte = 0;
+    [[maybe_unused]] ssize_t Ignored = write(Fd, &Byte, 1);
+  }
   errno = SavedErrno;
 }
 
-/// Forwards interrupts to the run's group while it lives. Construct it before
-/// starting the child: the signals stay blocked until started(), so none can
-/// come between the spawn and the handler knowing the group.
+/// Catches interrupts while a run lives. Construct it before starting the
+/// child: the signals stay blocked until started(), so none can come between
+/// the spawn and the handler knowing the group.
 class InterruptForwarding {
 public:
-  InterruptForwarding() {
+  explicit InterruptForwarding(int Wake) {
     sigset_t Block = interruptSet();
     pthread_sigmask(SIG_BLOCK, &Block, &OriginalMask);
-    WasInterrupted = 0;
+    PendingSignal = 0;
+    Interrupts = 0;
+    WakeFd = Wake;
     for (int I = 0; I < NumInterruptSignals; ++I)
       install(I);
   }
@@ -117,6 +114,7 @@ public:
     sigset_t Block = interruptSet();
     pthread_sigmask(SIG_BLOCK, &Block, nullptr);
     RunningGroup = 0;
+    WakeFd = -1;
     for (int I = 0; I < NumInterruptSignals; ++I)
       if (Installed[I])
         sigaction(InterruptSignals[I], &PreviousActions[I], nullptr);
@@ -133,6 +131,9 @@ public:
     RunningGroup = Group;
     pthread_sigmask(SIG_SETMASK, &OriginalMask, nullptr);
   }
+
+  /// The interrupt received during the run, 0 if none.
+  static int received() { return PendingSignal; }
 
 private:
   static sigset_t interruptSet() {
@@ -151,13 +152,158 @@ private:
         !(PreviousActions[I].sa_flags & SA_SIGINFO))
       return;
     struct sigaction Action = {};
-    Action.sa_sigaction = onInterrupt;
-    Action.sa_flags = SA_SIGINFO | SA_RESTART;
+    Action.sa_handler = onInterrupt;
+    Action.sa_flags = SA_RESTART;
     sigfillset(&Action.sa_mask); // one interrupt at a time
     Installed[I] = sigaction(InterruptSignals[I], &Action, nullptr) == 0;
   }
 
   sigset_t OriginalMask;
+};
+
+/// A file descriptor closed with the object.
+class FileDescriptor {
+public:
+  explicit FileDescriptor(int Fd = -1) : Fd(Fd) {}
+  ~FileDescriptor() { reset(); }
+  FileDescriptor(const FileDescriptor &) = delete;
+  FileDescriptor &operator=(const FileDescriptor &) = delete;
+  int get() const { return Fd; }
+  void reset(int New = -1) {
+    if (Fd >= 0)
+      close(Fd);
+    Fd = New;
+  }
+
+private:
+  int Fd;
+};
+
+/// Both ends of a new pipe, closed on exec; the read end does not block
+/// (both ends when Nonblocking: a signal handler must never block on it).
+bool makePipe(FileDescriptor &Read, FileDescriptor &Write, bool Nonblocking) {
+  int Fds[2];
+  if (pipe2(Fds, O_CLOEXEC | (Nonblocking ? O_NONBLOCK : 0)) != 0)
+    return false;
+  Read.reset(Fds[0]);
+  Write.reset(Fds[1]);
+  fcntl(Fds[0], F_SETFL, fcntl(Fds[0], F_GETFL) | O_NONBLOCK);
+  return true;
+}
+
+bool writeAll(int Fd, const char *Data, size_t Size) {
+  while (Size > 0) {
+    ssize_t Done = write(Fd, Data, Size);
+    if (Done < 0 && errno == EINTR)
+      continue;
+    if (Done <= 0)
+      return false;
+    Data += Done;
+    Size -= size_t(Done);
+  }
+  return true;
+}
+
+/// The child's output on its way to the log: the first LogHeadBytes are
+/// written as they come (a log can be followed during the run), the last
+/// LogTailBytes are kept in a ring and written at the end, after a line
+/// that says how much was cut between them. A program that prints megabytes
+/// a step cannot fill the disk, and the end, where errors are, is kept.
+class LogCapture {
+public:
+  explicit LogCapture(int Fd) : Fd(Fd) {}
+
+  void add(const char *Data, size_t Size) {
+    Total += Size;
+    size_t ToHead = std::min<uint64_t>(Size, LogHeadBytes - HeadWritten);
+    if (ToHead) {
+      writeAll(Fd, Data, ToHead);
+      HeadWritten += ToHead;
+      LastHeadChar = Data[ToHead - 1];
+      Data += ToHead;
+      Size -= ToHead;
+    }
+    if (Size)
+      addToTail(Data, Size);
+  }
+
+  /// Reads what the pipe holds now; false at its end (every writer gone).
+  bool readFrom(int Pipe) {
+    char Buffer[64 << 10];
+    while (true) {
+      ssize_t Got = read(Pipe, Buffer, sizeof(Buffer));
+      if (Got > 0) {
+        add(Buffer, size_t(Got));
+        continue;
+      }
+      if (Got < 0 && errno == EINTR)
+        continue;
+      return Got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    }
+  }
+
+  /// Writes the kept tail; returns the bytes cut.
+  uint64_t finish() {
+    if (Ring.empty())
+      return 0;
+    std::string Tail = tail();
+    uint64_t Cut = Total - HeadWritten - Tail.size();
+    if (Cut) {
+      // The tail starts at a line, so the cut is between whole lines.
+      size_t Line = Tail.find('\n');
+      if (Line != std::string::npos && Line < 4096) {
+        Cut += Line + 1;
+        Tail.erase(0, Line + 1);
+      }
+      std::string Note =
+          std::string(LastHeadChar == '\n' ? "" : "\n") +
+          "[skyline-check: " + formatBytes(int64_t(Cut)) +
+          " of output cut here; the log keeps the first " +
+          formatBytes(LogHeadBytes) + " and the last " +
+          formatBytes(int64_t(Tail.size())) + "]\n";
+      writeAll(Fd, Note.data(), Note.size());
+    }
+    writeAll(Fd, Tail.data(), Tail.size());
+    return Cut;
+  }
+
+  uint64_t total() const { return Total; }
+
+private:
+  void addToTail(const char *Data, size_t Size) {
+    if (Ring.empty())
+      Ring.resize(LogTailBytes);
+    if (Size >= Ring.size()) {
+      Data += Size - Ring.size();
+      Size = Ring.size();
+    }
+    size_t Free = Ring.size() - RingSize;
+    if (Size > Free) {
+      RingStart = (RingStart + (Size - Free)) % Ring.size();
+      RingSize -= Size - Free;
+    }
+    size_t At = (RingStart + RingSize) % Ring.size();
+    size_t First = std::min(Size, Ring.size() - At);
+    std::memcpy(Ring.data() + At, Data, First);
+    std::memcpy(Ring.data(), Data + First, Size - First);
+    RingSize += Size;
+  }
+
+  std::string tail() const {
+    std::string Text;
+    Text.reserve(RingSize);
+    size_t First = std::min(RingSize, Ring.size() - RingStart);
+    Text.append(Ring.data() + RingStart, First);
+    Text.append(Ring.data(), RingSize - First);
+    return Text;
+  }
+
+  int Fd;
+  uint64_t Total = 0;
+  uint64_t HeadWritten = 0;
+  char LastHeadChar = '\n';
+  std::vector<char> Ring; // allocated once the head is full
+  size_t RingStart = 0, RingSize = 0;
 };
 
 /// posix_spawn's file actions and attributes, destroyed with the object.
@@ -200,11 +346,11 @@ std::vector<char *> pointersTo(std::vector<std::string> &Strings) {
 }
 
 /// Starts the child as the leader of a new process group, stdin from
-/// /dev/null and stdout and stderr to LogFd.
+/// /dev/null and stdout and stderr to OutputFd.
 llvm::Expected<pid_t> spawnChild(llvm::ArrayRef<std::string> Args,
                                  llvm::StringRef Directory,
                                  std::vector<std::string> Environment,
-                                 int LogFd, const sigset_t &Mask) {
+                                 int OutputFd, const sigset_t &Mask) {
   if (Args.empty())
     return llvm::createStringError(std::errc::invalid_argument,
                                    "no command to run");
@@ -214,17 +360,19 @@ llvm::Expected<pid_t> spawnChild(llvm::ArrayRef<std::string> Args,
                                    Directory.str().c_str());
   SpawnSetup Setup;
   posix_spawn_file_actions_addopen(&Setup.Actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&Setup.Actions, LogFd, 1);
-  posix_spawn_file_actions_adddup2(&Setup.Actions, LogFd, 2);
+  posix_spawn_file_actions_adddup2(&Setup.Actions, OutputFd, 1);
+  posix_spawn_file_actions_adddup2(&Setup.Actions, OutputFd, 2);
   std::string Dir = Directory.str();
   if (!Dir.empty())
     posix_spawn_file_actions_addchdir_np(&Setup.Actions, Dir.c_str());
 
   // SIGTERM must reach the program's default action (or its handler) for
-  // the timeout's polite stop, even where skyline-check ignores it.
+  // the polite stop, even where skyline-check ignores it; SIGPIPE too,
+  // should this process die and the log's pipe break.
   sigset_t Default;
   sigemptyset(&Default);
   sigaddset(&Default, SIGTERM);
+  sigaddset(&Default, SIGPIPE);
   posix_spawnattr_setsigdefault(&Setup.Attributes, &Default);
   posix_spawnattr_setsigmask(&Setup.Attributes, &Mask);
   posix_spawnattr_setpgroup(&Setup.Attributes, 0);
@@ -247,40 +395,33 @@ llvm::Expected<pid_t> spawnChild(llvm::ArrayRef<std::string> Args,
   return Pid;
 }
 
-/// Waits for the child to end, without reaping it: its zombie keeps the
+/// Whether the child has ended, without reaping it: its zombie keeps the
 /// group's id from being reused while we kill what is left of the group.
-/// False when Deadline came first.
-bool waitForEnd(pid_t Pid, std::optional<Clock::time_point> Deadline) {
-  auto Pause = std::chrono::milliseconds(1);
+bool hasEnded(pid_t Pid) {
   while (true) {
     siginfo_t Info = {};
-    int Options = WEXITED | WNOWAIT | (Deadline ? WNOHANG : 0);
-    int Status = waitid(P_PID, Pid, &Info, Options);
-    if (Status == 0 && Info.si_pid == Pid)
-      return true;
-    if (Status != 0 && errno != EINTR)
-      return true; // nothing left to wait for
-    if (!Deadline)
-      continue;
-    auto Now = Clock::now();
-    if (Now >= *Deadline)
-      return false;
-    std::this_thread::sleep_for(
-        std::min<Clock::duration>(Pause, *Deadline - Now));
-    Pause = std::min(Pause * 2, std::chrono::milliseconds(20));
+    if (waitid(P_PID, Pid, &Info, WEXITED | WNOWAIT | WNOHANG) == 0)
+      return Info.si_pid == Pid;
+    if (errno != EINTR)
+      return true; // nothing left to wait for (SIGCHLD ignored reaps it)
   }
 }
 
-/// Stops a group that overran: SIGTERM so it can flush its output, SIGKILL
-/// after the grace period for whoever ignored it.
-void stopGroup(pid_t Pid) {
-  kill(-Pid, SIGTERM);
-  waitForEnd(Pid, Clock::now() + GracePeriod);
+/// A descriptor that poll() finds readable once Pid has ended (Linux 5.3),
+/// or -1: the loop then looks every few milliseconds.
+int pidDescriptor(pid_t Pid) {
+#if defined(__linux__) && defined(SYS_pidfd_open)
+  return int(syscall(SYS_pidfd_open, Pid, 0));
+#else
+  (void)Pid;
+  return -1;
+#endif
 }
 
 /// Makes the run's orphans (what the program forked, once the program is
-/// gone) children of this process while it runs, so that they are reaped
-/// here: pid 1 of a container may never reap them.
+/// gone, whatever group or session they made) children of this process
+/// while it runs, so that the sweep finds and reaps them: pid 1 of a
+/// container may never reap them.
 class OrphanAdoption {
 public:
 #ifdef __linux__
@@ -295,19 +436,79 @@ private:
   int Previous = 0;
 };
 
-/// Lets a killed group die before the next run starts: its memory, on the GPU
-/// too, is free only then. Bounded: a member may be stuck in the kernel, or
-/// be another parent's zombie.
-void reapGroup(pid_t Group) {
-  auto Until = Clock::now() + std::chrono::seconds(5);
-  auto Pause = std::chrono::milliseconds(1);
+/// Pid's parent from /proc/Pid/stat, or -1 when it is gone.
+pid_t parentOf(pid_t Pid) {
+  std::string Path = "/proc/" + std::to_string(Pid) + "/stat";
+  FileDescriptor File(open(Path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (File.get() < 0)
+    return -1;
+  char Buffer[512];
+  ssize_t Size = read(File.get(), Buffer, sizeof(Buffer) - 1);
+  if (Size <= 0)
+    return -1;
+  // "pid (comm) state ppid ...": comm may hold anything, ')' too.
+  llvm::StringRef Stat(Buffer, size_t(Size));
+  size_t Paren = Stat.rfind(')');
+  if (Paren == llvm::StringRef::npos)
+    return -1;
+  llvm::SmallVector<llvm::StringRef, 3> Fields;
+  Stat.drop_front(Paren + 1).split(Fields, ' ', 3, /*KeepEmpty=*/false);
+  pid_t Parent = -1;
+  if (Fields.size() < 2 || Fields[1].getAsInteger(10, Parent))
+    return -1;
+  return Parent;
+}
+
+/// Every process below Root, zombies included, with its parent; empty where
+/// /proc cannot be read.
+std::vector<std::pair<pid_t, pid_t>> descendantsOf(pid_t Root) {
+  std::multimap<pid_t, pid_t> Children;
+  if (DIR *Proc = opendir("/proc")) {
+    while (dirent *Entry = readdir(Proc)) {
+      pid_t Pid = 0;
+      if (llvm::StringRef(Entry->d_name).getAsInteger(10, Pid) || Pid <= 0)
+        continue;
+      pid_t Parent = parentOf(Pid);
+      if (Parent > 0)
+        Children.emplace(Parent, Pid);
+    }
+    closedir(Proc);
+  }
+  std::vector<std::pair<pid_t, pid_t>> Found; // (pid, parent)
+  std::vector<pid_t> Queue = {Root};
+  while (!Queue.empty()) {
+    pid_t Parent = Queue.back();
+    Queue.pop_back();
+    auto [Begin, End] = Children.equal_range(Parent);
+    for (auto It = Begin; It != End; ++It) {
+      Found.emplace_back(It->second, Parent);
+      Queue.push_back(It->second);
+    }
+  }
+  return Found;
+}
+
+/// Kills and reaps every process below this one, until none is left: the
+/// run's group, compilers ninja put in groups of their own, daemons that
+/// made their own session. A killed parent's children come here (this
+/// process is the subreaper), so the walk repeats. Bounded: a process may be
+/// stuck in the kernel. Memory, on the GPU too, is free only once they are
+/// gone, before the next run starts.
+void endDescendants() {
+  pid_t Self = getpid();
+  auto Until = Clock::now() + SweepPatience;
+  auto Pause = milliseconds(1);
   while (true) {
-    while (waitpid(-Group, nullptr, WNOHANG) > 0)
-      ;
-    if (kill(-Group, 0) != 0 || Clock::now() >= Until)
+    auto Left = descendantsOf(Self);
+    for (auto [Pid, Parent] : Left) {
+      kill(Pid, SIGKILL);
+      if (Parent == Self)
+        waitpid(Pid, nullptr, WNOHANG);
+    }
+    if (Left.empty() || Clock::now() >= Until)
       return;
     std::this_thread::sleep_for(Pause);
-    Pause = std::min(Pause * 2, std::chrono::milliseconds(20));
+    Pause = std::min(Pause * 2, milliseconds(20));
   }
 }
 
@@ -344,27 +545,96 @@ void recordStatus(std::optional<int> Reaped, ProcessResult &Result) {
     Result.Error += " (core dumped)";
 }
 
-/// Runs an already started child to its end, within the time limit.
-void superviseChild(pid_t Pid, Clock::time_point Start, ProcessResult &Result) {
-  std::optional<Clock::time_point> Deadline;
-  if (Result.TimeLimitSeconds)
-    Deadline = Start + std::chrono::seconds(Result.TimeLimitSeconds);
-  bool TimedOut = !waitForEnd(Pid, Deadline);
-  if (TimedOut)
-    stopGroup(Pid);
+/// What the supervising loop watches: the log's pipe, the signal handler's
+/// wake-up pipe, and the child's end.
+struct Watched {
+  int Output;  // -1 once every writer has closed it
+  int Wake;
+  int ChildFd; // -1: no pidfd, poll briefly instead
+};
+
+/// Waits until Until at most for output, an interrupt or the child's end,
+/// and takes in the output.
+void waitForEvents(Watched &W, LogCapture &Capture, Clock::time_point Until) {
+  pollfd Fds[3];
+  int Count = 0;
+  auto Watch = [&](int Fd) {
+    if (Fd >= 0)
+      Fds[Count++] = {Fd, POLLIN, 0};
+  };
+  Watch(W.Output);
+  Watch(W.Wake);
+  Watch(W.ChildFd);
+  auto Longest = W.ChildFd >= 0 ? milliseconds(1000) : milliseconds(5);
+  auto Left = std::chrono::duration_cast<milliseconds>(Until - Clock::now());
+  int Timeout = int(std::clamp(Left + milliseconds(1), milliseconds(0),
+                               Longest)
+                        .count());
+  if (poll(Fds, nfds_t(Count), Timeout) <= 0)
+    return;
+  if (W.Output >= 0 && !Capture.readFrom(W.Output))
+    W.Output = -1; // closed with its FileDescriptor
+  char Drain[64];
+  while (read(W.Wake, Drain, sizeof(Drain)) > 0)
+    ;
+}
+
+/// Runs an already started child to its end: within the time limit, or
+/// until an interrupt. Output is taken in all along.
+void waitForChild(pid_t Pid, Clock::time_point Start, Watched &W,
+                  LogCapture &Capture, ProcessResult &Result) {
+  const auto Never = Clock::time_point::max();
+  auto Deadline = Result.TimeLimitSeconds
+                      ? Start + std::chrono::seconds(Result.TimeLimitSeconds)
+                      : Never;
+  auto KillAt = Never; // SIGKILL to the group, after a SIGTERM
+  bool Interrupted = false;
+  while (!hasEnded(Pid)) {
+    auto Now = Clock::now();
+    if (InterruptForwarding::received() && !Interrupted) {
+      Interrupted = true; // the handler has sent SIGTERM
+      KillAt = std::min(KillAt, Now + GracePeriod);
+    }
+    if (Now >= Deadline && !Result.TimedOut && !Interrupted) {
+      Result.TimedOut = true;
+      kill(-Pid, SIGTERM); // a chance to flush its output
+      KillAt = Now + GracePeriod;
+    }
+    if (Now >= KillAt) {
+      kill(-Pid, SIGKILL);
+      KillAt = Never;
+    }
+    waitForEvents(W, Capture, std::min(Deadline, KillAt));
+  }
+}
+
+/// Runs the child to its end, then ends whatever it left and records how
+/// it ended.
+void superviseChild(pid_t Pid, Clock::time_point Start, Watched &W,
+                    LogCapture &Capture, ProcessResult &Result) {
+  waitForChild(Pid, Start, W, Capture, Result);
   Result.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
-  // Whatever the child started and left running (orphaned workers, or the
-  // stubborn part of a timed-out group) ends with it. Daemons that made
-  // their own session escape this, as they mean to.
+  RunningGroup = 0; // the group's id is free once the child is reaped
   kill(-Pid, SIGKILL);
   recordStatus(reap(Pid), Result);
-  reapGroup(Pid);
-  if (TimedOut || WasInterrupted) {
-    Result.End = TimedOut ? ProcessEnd::TimedOut : ProcessEnd::Interrupted;
-    Result.TimedOut = TimedOut;
+  // Nothing the child started outlives the run: not orphaned workers, not
+  // compilers in their own groups, not a daemon in its own session.
+  endDescendants();
+  // Every writer is gone now; bounded all the same (a writer the sweep could
+  // not end).
+  W.ChildFd = -1; // readable from now on
+  for (auto Until = Clock::now() + std::chrono::seconds(1);
+       W.Output >= 0 && Clock::now() < Until;)
+    waitForEvents(W, Capture, Until);
+  Result.OutputBytes = Capture.total();
+  Result.OutputBytesCut = Capture.finish();
+  int Signal = InterruptForwarding::received();
+  if (Result.TimedOut || Signal) {
+    Result.End = Result.TimedOut ? ProcessEnd::TimedOut : ProcessEnd::Interrupted;
     Result.Crashed = false;
     Result.Error.clear();
     Result.ExitCode = -1;
+    Result.Signal = Result.TimedOut ? 0 : Signal;
   }
 }
 
@@ -404,32 +674,52 @@ ProcessResult runProcess(llvm::ArrayRef<std::string> Args,
   ProcessResult Result;
   Result.TimeLimitSeconds = TimeoutSeconds;
   std::string Log = LogPath.empty() ? "/dev/null" : LogPath.str();
-  int LogFd = open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (LogFd < 0) {
+  FileDescriptor LogFd(
+      open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  if (LogFd.get() < 0) {
     Result.Error =
         "cannot write its log '" + Log + "': " + std::strerror(errno);
     return Result;
   }
-
-  InterruptForwarding Forwarding;
-  OrphanAdoption Adoption;
-  auto Start = Clock::now();
-  auto Pid = spawnChild(Args, Directory, childEnvironment(Environment), LogFd,
-                        Forwarding.originalMask());
-  if (!Pid) {
-    Result.Error = llvm::toString(Pid.takeError());
-    // Callers show the log's end when a build step fails: say it there too.
-    llvm::raw_fd_ostream(LogFd, /*shouldClose=*/false)
-        << "skyline-check: " << Result.Error << "\n";
-    close(LogFd);
+  FileDescriptor OutputRead, OutputWrite, WakeRead, WakeWrite;
+  if (!makePipe(OutputRead, OutputWrite, false) ||
+      !makePipe(WakeRead, WakeWrite, true)) {
+    Result.Error = std::string("cannot make a pipe: ") + std::strerror(errno);
     return Result;
   }
-  close(LogFd);
-  Forwarding.started(*Pid);
-  superviseChild(*Pid, Start, Result);
+  // Fewer wake-ups for a program that prints a lot; the default where the
+  // system allows less.
+  fcntl(OutputWrite.get(), F_SETPIPE_SZ, 1 << 20);
+
+  int Interrupt = 0;
+  {
+    InterruptForwarding Forwarding(WakeWrite.get());
+    OrphanAdoption Adoption;
+    auto Start = Clock::now();
+    auto Pid = spawnChild(Args, Directory, childEnvironment(Environment),
+                          OutputWrite.get(), Forwarding.originalMask());
+    OutputWrite.reset(); // the child's copies alone keep the pipe open
+    if (!Pid) {
+      Result.Error = llvm::toString(Pid.takeError());
+      // Callers show the log's end when a build step fails: say it there too.
+      llvm::raw_fd_ostream(LogFd.get(), /*shouldClose=*/false)
+          << "skyline-check: " << Result.Error << "\n";
+      return Result; // a pending interrupt reaches its handler on the way
+    }
+    FileDescriptor ChildFd(pidDescriptor(*Pid));
+    Forwarding.started(*Pid);
+    Watched W{OutputRead.get(), WakeRead.get(), ChildFd.get()};
+    LogCapture Capture(LogFd.get());
+    superviseChild(*Pid, Start, W, Capture, Result);
+    Interrupt = InterruptForwarding::received();
+  }
+  // Everything the run started is gone: now the interrupt may end this
+  // process, through the handler that was there before (LLVM's removes its
+  // temporary files) or the default action (the shell sees 128 + signal).
+  if (Interrupt)
+    raise(Interrupt);
   return Result;
 }
-
 std::string describeSignal(int Signal) {
   for (const SignalDescription &Known : KnownSignals)
     if (Known.Signal == Signal)

@@ -14,6 +14,7 @@
 #include "skyline/RunReport.h"
 #include "skyline/Sarif.h"
 #include "skyline/TextReport.h"
+#include "skyline/WorkDirLock.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
@@ -424,6 +425,11 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                             ErrPrinter);
   }
 
+  // One instance per work directory, before its first use: two would
+  // rebuild and run under each other.
+  if (!Options.AnalyzeOnly)
+    if (llvm::Error E = lockWorkDirectory(defaultWorkDir(Options)))
+      return Fail(std::move(E));
   ProgramSources Sources = programSources(Options, Display, ErrPrinter);
   auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs,
                                     Sources.Sources);

@@ -2,9 +2,12 @@
 // left behind after a timeout, a crash or an interrupted skyline-check. The
 // children are small shell scripts; a background `sleep` stands for what a
 // training program forks (data loader workers), and writes its pid to a file
-// so that the test can check it is gone.
+// so that the test can check it is gone. Escapees stand for what leaves the
+// child's process group: a compiler that ninja runs in a group of its own
+// (bash's `set -m`), a daemon in its own session (`setsid`).
 
 #include "skyline/Process.h"
+#include "skyline/WorkDirLock.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -22,6 +25,7 @@
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace skyline;
 
@@ -91,6 +95,25 @@ protected:
   /// forks, sleeps long and says its pid; then Rest.
   std::string withGrandchild(const std::string &Rest) {
     return "sleep 1000 & echo $! > " + PidFile + "; " + Rest;
+  }
+
+  /// A script whose background children leave its process group: one in a
+  /// group of its own, one in a session of its own; each says its pid in
+  /// Name.pid. Then Rest. Run by bash, for `set -m`.
+  std::string withEscapees(const std::string &Rest) {
+    return "set -m; sleep 1000 & echo $! > " + Dir + "/group.pid; set +m; " +
+           "setsid sh -c 'echo $$ > " + Dir +
+           "/session.tmp; mv " + Dir + "/session.tmp " + Dir +
+           "/session.pid; exec sleep 1000' & " + Rest;
+  }
+
+  /// The escapees' pids, once both have said them.
+  std::vector<pid_t> escapees() {
+    std::vector<pid_t> Pids;
+    for (const char *Name : {"/group.pid", "/session.pid"})
+      if (auto Pid = waitForPid(Dir + Name))
+        Pids.push_back(*Pid);
+    return Pids;
   }
 
   std::string Dir, Log, PidFile;
@@ -221,6 +244,55 @@ TEST_F(ProcessTest, LeftoversEndWithTheChild) {
   EXPECT_TRUE(endsSoon(*Grandchild));
 }
 
+// ninja runs each compiler in a group of its own; a daemon calls setsid():
+// killing the child's group misses both, the sweep of this process's
+// descendants does not.
+TEST_F(ProcessTest, NothingOutlivesTheRunOutsideItsGroup) {
+  ProcessResult Result = runProcess(
+      {"bash", "-c", withEscapees("sleep 0.2; exit 0")}, Dir, {}, Log, 0);
+  EXPECT_EQ(Result.ExitCode, 0);
+  std::vector<pid_t> Escaped = escapees();
+  ASSERT_EQ(Escaped.size(), 2u);
+  // Reaped by runProcess (this process was their subreaper): gone at once,
+  // not even zombies.
+  for (pid_t Pid : Escaped)
+    EXPECT_NE(kill(Pid, 0), 0) << "pid " << Pid << " outlived the run";
+}
+
+TEST_F(ProcessTest, NothingOutlivesATimeoutOutsideItsGroup) {
+  ProcessResult Result =
+      runProcess({"bash", "-c", withEscapees("sleep 1000")}, Dir, {}, Log, 1);
+  EXPECT_EQ(Result.End, ProcessEnd::TimedOut);
+  std::vector<pid_t> Escaped = escapees();
+  ASSERT_EQ(Escaped.size(), 2u);
+  for (pid_t Pid : Escaped)
+    EXPECT_NE(kill(Pid, 0), 0) << "pid " << Pid << " outlived the run";
+}
+
+// A program that prints megabytes cannot fill the disk: the log keeps its
+// head and its end, where the error is, and says what was cut.
+TEST_F(ProcessTest, TheLogIsBoundedAndKeepsItsEnd) {
+  ProcessResult Result = runScript(
+      "echo first line; yes 'a line of output' | head -n 300000; "
+      "echo the last line >&2; exit 3");
+  EXPECT_EQ(Result.ExitCode, 3);
+  uint64_t Written = 11 + 300000 * 17 + 14;
+  EXPECT_EQ(Result.OutputBytes, Written);
+  EXPECT_GT(Result.OutputBytesCut, Written - LogHeadBytes - LogTailBytes);
+  std::string Text = readFile(Log);
+  EXPECT_LT(Text.size(), LogHeadBytes + LogTailBytes + 200);
+  EXPECT_EQ(Text.rfind("first line\na line of output\n", 0), 0u);
+  EXPECT_NE(Text.find(" of output cut here; the log keeps the first 256 KiB "
+                      "and the last "),
+            std::string::npos)
+      << Text.substr(LogHeadBytes - 100, 300);
+  EXPECT_EQ(tailOfFile(Log, 2), "a line of output\nthe last line");
+  // The kept tail starts at a line.
+  size_t Note = Text.find("[skyline-check:");
+  size_t AfterNote = Text.find('\n', Note) + 1;
+  EXPECT_EQ(Text.substr(AfterNote, 17), "a line of output\n");
+}
+
 TEST_F(ProcessTest, RestoresTheSignalHandlers) {
   struct sigaction Before, After;
   sigaction(SIGINT, nullptr, &Before);
@@ -274,6 +346,35 @@ TEST_P(InterruptTest, KillsTheRunThenDiesOfIt) {
   EXPECT_TRUE(endsSoon(*Grandchild));
 }
 
+// The interrupt reaches the child's group as SIGTERM first (ninja then stops
+// its compilers and removes their partial outputs), and whatever left the
+// group is gone before this process dies of the signal.
+TEST_P(InterruptTest, StopsTheGroupPolitelyAndLeavesNothing) {
+  std::string Stopped = Dir + "/stopped";
+  std::string Script = "trap 'echo stopped > " + Stopped + "; exit 1' TERM; " +
+                       withEscapees(withGrandchild("sleep 1000 & wait"));
+  pid_t Runner = fork();
+  ASSERT_GE(Runner, 0);
+  if (Runner == 0) {
+    defaultInterrupts();
+    runProcess({"bash", "-c", Script}, "", {}, "/dev/null", 0);
+    _exit(0); // not reached when the interrupt ends this process
+  }
+  std::vector<pid_t> Escaped = escapees();
+  ASSERT_EQ(Escaped.size(), 2u);
+  auto Grandchild = waitForPid(PidFile);
+  ASSERT_TRUE(Grandchild);
+  kill(Runner, GetParam());
+  auto Status = waitForRunner(Runner);
+  ASSERT_TRUE(Status);
+  EXPECT_TRUE(WIFSIGNALED(*Status));
+  EXPECT_EQ(WTERMSIG(*Status), GetParam());
+  EXPECT_EQ(readFile(Stopped), "stopped\n") << "SIGTERM came first";
+  Escaped.push_back(*Grandchild);
+  for (pid_t Pid : Escaped)
+    EXPECT_TRUE(endsSoon(Pid)) << "pid " << Pid << " outlived the run";
+}
+
 INSTANTIATE_TEST_SUITE_P(Signals, InterruptTest,
                          ::testing::Values(SIGINT, SIGTERM));
 
@@ -294,6 +395,56 @@ TEST_F(ProcessTest, InterruptReachesThePreviousHandler) {
   EXPECT_TRUE(WIFEXITED(*Status));
   EXPECT_EQ(WEXITSTATUS(*Status), 7);
   EXPECT_TRUE(endsSoon(*Grandchild));
+}
+
+// The work directory's lock (WorkDirLock.h): a second instance is refused
+// with the holder's pid; the lock goes with its holder, whatever the file
+// says.
+TEST_F(ProcessTest, WorkDirLockNamesItsHolder) {
+  std::string Work = Dir + "/work";
+  std::string Ready = Dir + "/ready";
+  int ToHolder[2];
+  ASSERT_EQ(pipe(ToHolder), 0);
+  pid_t Holder = fork();
+  ASSERT_GE(Holder, 0);
+  if (Holder == 0) {
+    close(ToHolder[1]);
+    if (llvm::Error E = lockWorkDirectory(Work)) {
+      llvm::consumeError(std::move(E));
+      _exit(1);
+    }
+    std::ofstream(Ready) << "1\n";
+    char Byte;
+    [[maybe_unused]] ssize_t Got = read(ToHolder[0], &Byte, 1); // until told
+    _exit(0);
+  }
+  close(ToHolder[0]);
+  ASSERT_TRUE(waitForPid(Ready));
+
+  llvm::Error Refused = lockWorkDirectory(Work);
+  ASSERT_TRUE(bool(Refused));
+  std::string Message = llvm::toString(std::move(Refused));
+  std::string Expected = "the work directory '" + Work +
+                         "' is in use by another skyline-check (pid " +
+                         std::to_string(Holder) + ", started ";
+  EXPECT_EQ(Message.rfind(Expected, 0), 0u) << Message;
+  EXPECT_NE(Message.find(" UTC): wait for it to end, or give this run a work "
+                         "directory of its own with --work-dir=DIR"),
+            std::string::npos)
+      << Message;
+
+  close(ToHolder[1]); // the holder ends, and its lock with it
+  int Status = 0;
+  ASSERT_EQ(waitpid(Holder, &Status, 0), Holder);
+  ASSERT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0);
+  // The file still names the dead holder: no matter.
+  EXPECT_NE(readFile(Work + "/.lock").find(std::to_string(Holder)),
+            std::string::npos);
+  EXPECT_FALSE(bool(lockWorkDirectory(Work)));
+  EXPECT_EQ(readFile(Work + "/.lock").rfind(
+                "pid " + std::to_string(getpid()) + "\nstarted ", 0),
+            0u);
+  EXPECT_FALSE(bool(lockWorkDirectory(Work))) << "held here already";
 }
 
 } // namespace
