@@ -2,7 +2,9 @@
 
 #include "skyline/Measure.h"
 
+#include "skyline/InputFile.h"
 #include "skyline/Process.h"
+#include "skyline/YamlFields.h"
 #include "skyline/runtime/ExitCodes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -343,68 +345,115 @@ int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,
   return Nearest;
 }
 
+namespace {
+
+/// A result file's times, bytes and layers, each checked: the program under
+/// measurement writes this file, and a value no run gives (NaN, a negative
+/// time) would reach the fits and the gate.
+void readRunFigures(const YamlFields &Root, MeasuredRun &Run) {
+  YamlFields Ms = Root.sub("iteration_ms");
+  Run.IterationMs = {Ms.number<double>("median", Least::Zero),
+                     Ms.number<double>("mean", Least::Zero),
+                     Ms.number<double>("stddev", Least::Zero),
+                     Ms.number<double>("min", Least::Zero),
+                     Ms.number<double>("max", Least::Zero)};
+  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
+    throw BadValue{Ms.key("median"),
+                   "is " + quotedValue(Ms["median"]) +
+                       "; it must be a finite number above 0 in a run that "
+                       "fit and measured " +
+                       std::to_string(Run.Iterations) + " iterations"};
+  Run.Throughput = Root.number<double>("throughput", Least::Zero);
+  Run.PeakBytes = Root.number<int64_t>("peak_bytes", Least::Zero);
+  Root.forEachEntry("peak_bytes_by_phase", [&](const std::string &Phase,
+                                               const YAML::Node &Bytes,
+                                               const std::string &Key) {
+    Run.PeakBytesByPhase.push_back(
+        {Phase, checkedNumber<int64_t>(Bytes, Key, Least::Zero)});
+  });
+  YamlFields Memory = Root.sub("memory");
+  for (const char *Kind : {"weights", "gradients", "optimizer_state",
+                           "activations", "data", "temporaries", "untracked"})
+    if (Memory[Kind])
+      Run.Memory.push_back({Kind, Memory.number<int64_t>(Kind, Least::Zero)});
+  YamlFields Split = Root.sub("time_split_ms");
+  for (const char *Phase :
+       {"data", "forward", "backward", "optimizer", "other"})
+    if (Split[Phase])
+      Run.TimeSplitMs.push_back(
+          {Phase, Split.number<double>(Phase, Least::Zero)});
+  Root.forEach("layers", [&](const YAML::Node &Node, const std::string &Key) {
+    YamlFields Layer(Node, Key);
+    LayerMeasure Row;
+    if (!Layer["scope"])
+      throw BadValue{Layer.key("scope"), "is missing; every layer has one"};
+    Row.Scope = Layer.get<int>("scope");
+    Row.ForwardMs = Layer.number<double>("forward_ms", Least::Zero);
+    Row.BackwardMs = Layer.number<double>("backward_ms", Least::Zero);
+    Row.GpuMs = Layer.number<double>("gpu_ms", Least::Zero, -1);
+    Row.ActivationBytes =
+        Layer.number<int64_t>("activation_bytes", Least::Zero);
+    Row.WeightBytes = Layer.number<int64_t>("weight_bytes", Least::Zero);
+    Run.Layers.push_back(Row);
+  });
+}
+
+MeasuredRun readRunFields(const YAML::Node &Node) {
+  if (!Node.IsMap())
+    throw BadValue{"the document",
+                   "is " + quotedValue(Node) + "; it must be a mapping"};
+  YamlFields Root(Node, "");
+  for (const char *Key : {"batch_size", "oom", "iterations", "iteration_ms",
+                          "throughput", "peak_bytes"})
+    if (!Root[Key])
+      throw BadValue{Key, "is missing; the runtime writes it in every result"};
+  MeasuredRun Run;
+  Run.BatchSize = Root.number<int64_t>("batch_size", Least::One);
+  Run.OutOfMemory = Root.get<bool>("oom");
+  Run.Iterations = Root.get<unsigned>("iterations");
+  Run.Mode = Root.get<std::string>("mode");
+  Run.Stopped = Root.get<std::string>("stopped");
+  Run.EndedEarly = Root.get<bool>("ended_early");
+  Run.Warmup = Root.get<unsigned>("warmup");
+  Run.IterationsAsked = Root.get<unsigned>("iterations_asked");
+  Run.MinIterations = Root.get<unsigned>("min_iterations");
+  Run.IterationsReached = Root.get<unsigned>("iterations_reached");
+  Run.EpochEndIterations = Root.get<unsigned>("epoch_end_iterations");
+  Run.EveryIterationAnEpoch = Root.get<bool>("every_iteration_an_epoch");
+  Run.EpochIterations = Root.get<unsigned>("epoch_iterations");
+  Run.DatasetSamples = Root.number<int64_t>("dataset_size", Least::Zero);
+  Run.DatasetsGcd = Root.number<int64_t>("datasets_gcd", Least::Zero);
+  readRunFigures(Root, Run);
+  Run.TorchVersion = Root.get<std::string>("torch_version");
+  Run.Threads = Root.number<int>("threads", Least::Zero);
+  YamlFields Device = Root.sub("device");
+  Run.DeviceType = Device.get<std::string>("type");
+  Run.DeviceName = Device.get<std::string>("name");
+  YamlFields Gpu = Root.sub("gpu");
+  Run.DeviceCapacityBytes =
+      Gpu.number<int64_t>("memory_capacity_bytes", Least::Zero);
+  Run.GpuMsSource = Gpu.get<std::string>("gpu_ms_source");
+  if (Run.GpuMsSource == "none")
+    Run.GpuMsSource.clear();
+  return Run;
+}
+
+} // namespace
+
 llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
+  auto Root = loadYamlInput(Path, "run result", RunResultLimits);
+  if (!Root)
+    return Root.takeError();
   try {
-    YAML::Node Root = YAML::LoadFile(Path.str());
-    MeasuredRun Run;
-    Run.BatchSize = Root["batch_size"].as<int64_t>();
-    Run.OutOfMemory = Root["oom"].as<bool>();
-    Run.Iterations = Root["iterations"].as<unsigned>();
-    Run.Mode = Root["mode"].as<std::string>("");
-    Run.Stopped = Root["stopped"].as<std::string>("");
-    Run.EndedEarly = Root["ended_early"].as<bool>(false);
-    Run.Warmup = Root["warmup"].as<unsigned>(0);
-    Run.IterationsAsked = Root["iterations_asked"].as<unsigned>(0);
-    Run.MinIterations = Root["min_iterations"].as<unsigned>(0);
-    Run.IterationsReached = Root["iterations_reached"].as<unsigned>(0);
-    Run.EpochEndIterations = Root["epoch_end_iterations"].as<unsigned>(0);
-    Run.EveryIterationAnEpoch =
-        Root["every_iteration_an_epoch"].as<bool>(false);
-    Run.EpochIterations = Root["epoch_iterations"].as<unsigned>(0);
-    Run.DatasetSamples = Root["dataset_size"].as<int64_t>(0);
-    Run.DatasetsGcd = Root["datasets_gcd"].as<int64_t>(0);
-    YAML::Node Ms = Root["iteration_ms"];
-    Run.IterationMs = {Ms["median"].as<double>(), Ms["mean"].as<double>(),
-                       Ms["stddev"].as<double>(), Ms["min"].as<double>(),
-                       Ms["max"].as<double>()};
-    Run.Throughput = Root["throughput"].as<double>();
-    Run.PeakBytes = Root["peak_bytes"].as<int64_t>();
-    for (const auto &Phase : Root["peak_bytes_by_phase"])
-      Run.PeakBytesByPhase.push_back(
-          {Phase.first.as<std::string>(), Phase.second.as<int64_t>()});
-    for (const char *Kind : {"weights", "gradients", "optimizer_state",
-                             "activations", "data", "temporaries", "untracked"})
-      if (Root["memory"] && Root["memory"][Kind])
-        Run.Memory.push_back({Kind, Root["memory"][Kind].as<int64_t>()});
-    for (const char *Phase :
-         {"data", "forward", "backward", "optimizer", "other"})
-      if (Root["time_split_ms"] && Root["time_split_ms"][Phase])
-        Run.TimeSplitMs.push_back(
-            {Phase, Root["time_split_ms"][Phase].as<double>()});
-    Run.TorchVersion = Root["torch_version"].as<std::string>("");
-    Run.Threads = Root["threads"].as<int>(0);
-    if (YAML::Node Device = Root["device"]) {
-      Run.DeviceType = Device["type"].as<std::string>("");
-      Run.DeviceName = Device["name"].as<std::string>("");
-    }
-    if (YAML::Node Gpu = Root["gpu"]) {
-      Run.DeviceCapacityBytes = Gpu["memory_capacity_bytes"].as<int64_t>(0);
-      Run.GpuMsSource = Gpu["gpu_ms_source"].as<std::string>("");
-      if (Run.GpuMsSource == "none")
-        Run.GpuMsSource.clear();
-    }
-    for (const YAML::Node &Layer : Root["layers"]) {
-      LayerMeasure Row;
-      Row.Scope = Layer["scope"].as<int>();
-      Row.ForwardMs = Layer["forward_ms"].as<double>(0);
-      Row.BackwardMs = Layer["backward_ms"].as<double>(0);
-      Row.GpuMs = Layer["gpu_ms"].as<double>(-1);
-      Row.ActivationBytes = Layer["activation_bytes"].as<int64_t>(0);
-      Row.WeightBytes = Layer["weight_bytes"].as<int64_t>(0);
-      Run.Layers.push_back(Row);
-    }
-    return Run;
-  } catch (const YAML::Exception &E) {
+    return readRunFields(*Root);
+  } catch (const BadValue &Bad) {
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "run result '%s': %s %s; the measured program wrote this file "
+        "(skyline-check's runtime never writes such a value): check that the "
+        "program does not write to $SKYLINE_RESULT itself, and measure again",
+        Path.str().c_str(), Bad.Key.c_str(), Bad.Problem.c_str());
+  } catch (const std::exception &E) {
     return llvm::createStringError(std::errc::invalid_argument,
                                    "unreadable run result '%s': %s",
                                    Path.str().c_str(), E.what());

@@ -5,6 +5,7 @@
 #include "skyline/InputFile.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/Units.h"
+#include "skyline/YamlFields.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -14,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 
 namespace skyline {
 
@@ -444,129 +444,8 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
 
 namespace {
 
-/// A value no report holds: where it is (runs[2].iteration_ms.median) and
-/// what is wrong with it ("is .nan; it must be a finite number above 0").
-struct BadValue {
-  std::string Key, Problem;
-};
-
-/// How a value is quoted in a message.
-std::string shown(const YAML::Node &Value) {
-  if (Value.IsScalar())
-    return "'" + Value.Scalar() + "'";
-  return Value.IsSequence() ? "a list" : "a mapping";
-}
-
-template <typename T> const char *kindOf() {
-  if constexpr (std::is_same_v<T, bool>)
-    return "true or false";
-  else if constexpr (std::is_same_v<T, std::string>)
-    return "text";
-  else if constexpr (std::is_floating_point_v<T>)
-    return "a number";
-  else if constexpr (std::is_unsigned_v<T>)
-    return "a whole number of at least 0";
-  else
-    return "a whole number";
-}
-
-template <typename T>
-T convert(const YAML::Node &Value, const std::string &Key) {
-  try {
-    return Value.as<T>();
-  } catch (const YAML::Exception &) {
-    throw BadValue{Key, "is " + shown(Value) + "; it must be " + kindOf<T>()};
-  }
-}
-
-/// The least a number may be.
-enum class Least { Zero, AboveZero, One };
-
-/// Checks a number a report holds: finite, and not below its least.
-template <typename T>
-T checked(const YAML::Node &Value, const std::string &Key, Least Bound) {
-  T Number = convert<T>(Value, Key);
-  const char *Must = Bound == Least::Zero        ? "of at least 0"
-                     : Bound == Least::AboveZero ? "above 0"
-                                                 : "of at least 1";
-  bool Finite = true;
-  if constexpr (std::is_floating_point_v<T>)
-    Finite = std::isfinite(Number);
-  bool InRange = Bound == Least::Zero        ? Number >= 0
-                 : Bound == Least::AboveZero ? Number > 0
-                                             : Number >= 1;
-  if (!Finite || !InRange)
-    throw BadValue{Key, "is " + shown(Value) + "; it must be " +
-                            (std::is_floating_point_v<T>
-                                 ? std::string("a finite number ")
-                                 : std::string("a whole number ")) +
-                            Must};
-  return Number;
-}
-
-/// A mapping of the report and the path of keys that leads to it.
-class Fields {
-public:
-  Fields(const YAML::Node &Node, std::string Where)
-      : Node(Node), Where(std::move(Where)) {
-    if (Node && !Node.IsNull() && !Node.IsMap())
-      throw BadValue{this->Where,
-                     "is " + shown(Node) + "; it must be a mapping"};
-  }
-
-  std::string key(const std::string &Name) const {
-    return Where.empty() ? Name : Where + "." + Name;
-  }
-  /// The value at Name; an undefined node when there is none (or null).
-  YAML::Node operator[](const char *Name) const {
-    if (!Node || !Node.IsMap())
-      return YAML::Node(YAML::NodeType::Undefined);
-    YAML::Node Value = Node[Name];
-    return Value && !Value.IsNull() ? Value
-                                    : YAML::Node(YAML::NodeType::Undefined);
-  }
-  Fields sub(const char *Name) const {
-    return Fields((*this)[Name], key(Name));
-  }
-
-  template <typename T> T get(const char *Name, T Default = T()) const {
-    YAML::Node Value = (*this)[Name];
-    return Value ? convert<T>(Value, key(Name)) : Default;
-  }
-  /// A number that must be finite and at least Bound; Default when absent.
-  template <typename T>
-  T number(const char *Name, Least Bound, T Default = T()) const {
-    YAML::Node Value = (*this)[Name];
-    return Value ? checked<T>(Value, key(Name), Bound) : Default;
-  }
-  /// Each entry of the list at Name with its key path (runs[2]).
-  template <typename Fn> void forEach(const char *Name, Fn Each) const {
-    YAML::Node List = (*this)[Name];
-    if (!List)
-      return;
-    if (!List.IsSequence())
-      throw BadValue{key(Name), "is " + shown(List) + "; it must be a list"};
-    for (size_t I = 0; I < List.size(); ++I)
-      Each(List[I], key(Name) + "[" + std::to_string(I) + "]");
-  }
-  /// Each key and value of the mapping at Name.
-  template <typename Fn> void forEachEntry(const char *Name, Fn Each) const {
-    Fields Map = sub(Name);
-    if (!Map.Node || Map.Node.IsNull())
-      return;
-    for (const auto &Entry : Map.Node) {
-      std::string Key = convert<std::string>(Entry.first, Map.Where);
-      Each(Key, Entry.second, Map.key(Key));
-    }
-  }
-
-private:
-  YAML::Node Node;
-  std::string Where;
-};
-
-void readTimes(const Fields &Node, MeasuredRun &Run) {
-  Fields Ms = Node.sub("iteration_ms");
+void readTimes(const YamlFields &Node, MeasuredRun &Run) {
+  YamlFields Ms = Node.sub("iteration_ms");
   Run.IterationMs = {Ms.number<double>("median", Least::Zero),
                      Ms.number<double>("mean", Least::Zero),
                      Ms.number<double>("stddev", Least::Zero),
@@ -576,41 +455,42 @@ void readTimes(const Fields &Node, MeasuredRun &Run) {
   // the throughput and the fits by nothing.
   if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
     throw BadValue{Ms.key("median"),
-                   "is " + shown(Node["iteration_ms"]["median"]) +
+                   "is " + quotedValue(Ms["median"]) +
                        "; it must be a finite number above 0 in a run that "
                        "fit and measured " +
                        std::to_string(Run.Iterations) + " iterations"};
   Run.Throughput = Node.number<double>("throughput", Least::Zero);
-  Fields Split = Node.sub("time_split_ms");
+  YamlFields Split = Node.sub("time_split_ms");
   for (const char *Phase :
        {"data", "forward", "backward", "optimizer", "other"})
     if (Split[Phase])
       Run.TimeSplitMs.push_back(
           {Phase, Split.number<double>(Phase, Least::Zero)});
-  Node.forEach("timing_runs", [&](const YAML::Node &Median,
-                                  const std::string &Key) {
-    Run.TimingRunMedians.push_back(checked<double>(Median, Key, Least::Zero));
-  });
+  Node.forEach("timing_runs",
+               [&](const YAML::Node &Median, const std::string &Key) {
+                 Run.TimingRunMedians.push_back(
+                     checkedNumber<double>(Median, Key, Least::Zero));
+               });
   Run.WallSeconds = Node.number<double>("wall_seconds", Least::Zero);
   Run.DynamicMallocMs = Node.number<double>("dynamic_malloc_ms", Least::Zero);
 }
 
-void readMemory(const Fields &Node, MeasuredRun &Run) {
+void readMemory(const YamlFields &Node, MeasuredRun &Run) {
   Run.PeakBytes = Node.number<int64_t>("peak_bytes", Least::Zero);
-  Fields Memory = Node.sub("memory");
+  YamlFields Memory = Node.sub("memory");
   for (const char *Kind : {"weights", "gradients", "optimizer_state",
                            "activations", "data", "temporaries", "untracked"})
     if (Memory[Kind])
       Run.Memory.push_back({Kind, Memory.number<int64_t>(Kind, Least::Zero)});
-  Node.forEachEntry("peak_bytes_by_phase",
-                    [&](const std::string &Phase, const YAML::Node &Bytes,
-                        const std::string &Key) {
-                      Run.PeakBytesByPhase.push_back(
-                          {Phase, checked<int64_t>(Bytes, Key, Least::Zero)});
-                    });
+  Node.forEachEntry("peak_bytes_by_phase", [&](const std::string &Phase,
+                                               const YAML::Node &Bytes,
+                                               const std::string &Key) {
+    Run.PeakBytesByPhase.push_back(
+        {Phase, checkedNumber<int64_t>(Bytes, Key, Least::Zero)});
+  });
 }
 
-LayerMeasure readLayer(const Fields &Row) {
+LayerMeasure readLayer(const YamlFields &Row) {
   LayerMeasure Layer;
   Layer.Name = Row.get<std::string>("name");
   if (Layer.Name == "(unscoped)")
@@ -627,7 +507,7 @@ LayerMeasure readLayer(const Fields &Row) {
   return Layer;
 }
 
-MeasuredRun readRun(const Fields &Node) {
+MeasuredRun readRun(const YamlFields &Node) {
   MeasuredRun Run;
   if (!Node["batch_size"])
     throw BadValue{Node.key("batch_size"), "is missing; every run has one"};
@@ -637,7 +517,7 @@ MeasuredRun readRun(const Fields &Node) {
   readTimes(Node, Run);
   readMemory(Node, Run);
   Node.forEach("layers", [&](const YAML::Node &Row, const std::string &Key) {
-    Run.Layers.push_back(readLayer(Fields(Row, Key)));
+    Run.Layers.push_back(readLayer(YamlFields(Row, Key)));
   });
   Run.EndedEarly = Node.get<bool>("ended_early");
   Run.IterationsAsked = Node.get<unsigned>("iterations_asked");
@@ -649,7 +529,7 @@ MeasuredRun readRun(const Fields &Node) {
       Node.number<int64_t>("datasets_gcd", Least::Zero, Run.DatasetSamples);
   Run.GpuMsSource = Node.get<std::string>("gpu_ms_source");
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
-    Fields Breakdown(B, Node.key("breakdown"));
+    YamlFields Breakdown(B, Node.key("breakdown"));
     Run.Breakdown =
         BreakdownRun{Breakdown.get<unsigned>("iterations"),
                      Breakdown.number<double>("iteration_ms", Least::Zero),
@@ -667,20 +547,20 @@ llvm::Error notAReport(llvm::StringRef Path, const std::string &Why) {
       Path.str().c_str(), Why.c_str());
 }
 
-void readEnvironment(const Fields &Root, SavedReport &Report) {
+void readEnvironment(const YamlFields &Root, SavedReport &Report) {
   Measurement &M = Report.Measured;
   Report.SkylineVersion = Root.get<std::string>("skyline_version");
-  Fields Device = Root.sub("device");
+  YamlFields Device = Root.sub("device");
   M.DeviceType = Device.get<std::string>("type", "cpu");
   M.DeviceName = Device.get<std::string>("name");
   M.MemoryCapacityBytes =
       Device.number<int64_t>("memory_capacity_bytes", Least::AboveZero);
-  Fields Environment = Root.sub("environment");
+  YamlFields Environment = Root.sub("environment");
   M.TorchVersion = Environment.get<std::string>("torch_version");
   M.Threads = Environment.number<int>("threads", Least::Zero);
   M.MallocThresholdsUsed = Environment.get<std::string>("malloc_thresholds");
   M.GlibcTunables = Environment.get<std::string>("glibc_tunables");
-  Fields Time = Root.sub("time");
+  YamlFields Time = Root.sub("time");
   Report.BuildSeconds = Time.number<double>("build_seconds", Least::Zero);
   M.TimeBudgetSeconds = Time.number<double>("time_budget_seconds", Least::Zero);
   M.TimeBudgetSpent = Time.get<bool>("time_budget_spent");
@@ -695,7 +575,7 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
                                            llvm::StringRef Path) {
   if (!Node.IsMap() || !Node["schema_version"] || !Node["runs"])
     return notAReport(Path, "no schema_version or runs");
-  Fields Root(Node, "");
+  YamlFields Root(Node, "");
   SavedReport Report;
   Report.SchemaVersion = Root.get<int>("schema_version");
   if (Report.SchemaVersion < 1 || Report.SchemaVersion > ReportSchemaVersion)
@@ -706,11 +586,11 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
   readEnvironment(Root, Report);
   Measurement &M = Report.Measured;
   Root.forEach("runs", [&](const YAML::Node &Run, const std::string &Key) {
-    M.Runs.push_back(readRun(Fields(Run, Key)));
+    M.Runs.push_back(readRun(YamlFields(Run, Key)));
   });
   Root.forEach("problems",
                [&](const YAML::Node &Problem, const std::string &Key) {
-                 M.Problems.push_back(convert<std::string>(Problem, Key));
+                 M.Problems.push_back(convertValue<std::string>(Problem, Key));
                });
   if (const YAML::Node Program = Root["program"]) {
     std::string Error;
@@ -719,7 +599,7 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
       return notAReport(Path, "its program model: " + Error);
     Report.Program = std::move(*Model);
   } else if (Root["batch_size"]) { // schema 1: the batch size alone
-    Fields Saved = Root.sub("batch_size");
+    YamlFields Saved = Root.sub("batch_size");
     BatchSizeSite Site;
     Site.Name = Saved.get<std::string>("name");
     Site.Value = Saved.number<int64_t>("value", Least::One);

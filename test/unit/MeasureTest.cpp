@@ -246,8 +246,57 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
 
   auto Missing = readRunResult("/nonexistent/result.yaml");
   ASSERT_FALSE(bool(Missing));
-  EXPECT_NE(llvm::toString(Missing.takeError()).find("unreadable run result"),
+  EXPECT_EQ(llvm::toString(Missing.takeError()),
+            "cannot read run result '/nonexistent/result.yaml': no such file");
+}
+
+TEST(MeasureTest, AMalformedResultIsAnErrorNamingTheFileAndKey) {
+  llvm::SmallString<128> Path;
+  int FD;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("run", "yaml", FD, Path));
+  llvm::raw_fd_ostream(FD, true).close();
+  auto ReadAs = [&](const std::string &Text) {
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream Out(Path, EC);
+      Out << Text;
+    }
+    auto Run = readRunResult(Path);
+    std::string Error = Run ? "(read)" : llvm::toString(Run.takeError());
+    std::string Prefix = "run result '" + Path.str().str() + "': ";
+    return Error.rfind(Prefix, 0) == 0 ? Error.substr(Prefix.size()) : Error;
+  };
+  const std::string Good =
+      "batch_size: 8\noom: false\niterations: 3\nthroughput: 10\n"
+      "peak_bytes: 100\n";
+  const std::string Times =
+      "iteration_ms: {median: 2, mean: 2, stddev: 0, min: 1, max: 3}\n";
+  EXPECT_EQ(ReadAs(Good + Times), "(read)");
+  const std::string Tail =
+      "; the measured program wrote this file (skyline-check's runtime never "
+      "writes such a value): check that the program does not write to "
+      "$SKYLINE_RESULT itself, and measure again";
+  EXPECT_EQ(ReadAs(Good + "iteration_ms: {median: .nan}\n"),
+            "iteration_ms.median is '.nan'; it must be a finite number of at "
+            "least 0" +
+                Tail);
+  EXPECT_EQ(ReadAs(Good + "iteration_ms: {median: 0}\n"),
+            "iteration_ms.median is '0'; it must be a finite number above 0 in "
+            "a run that fit and measured 3 iterations" +
+                Tail);
+  EXPECT_EQ(ReadAs(Good + Times + "layers:\n  - {scope: 1, forward_ms: -1}\n"),
+            "layers[0].forward_ms is '-1'; it must be a finite number of at "
+            "least 0" +
+                Tail);
+  EXPECT_EQ(ReadAs("oom: false\n"),
+            "batch_size is missing; the runtime writes it in every result" +
+                Tail);
+  EXPECT_EQ(ReadAs("- a list\n"),
+            "the document is a list; it must be a mapping" + Tail);
+  EXPECT_NE(ReadAs("batch_size: [\n")
+                .find("' is not valid YAML: yaml-cpp: error at line 2"),
             std::string::npos);
+  llvm::sys::fs::remove(Path);
 }
 
 TEST(MeasureTest, AtTheCapacityTheWidestSegmentBeatsAFlatStart) {
