@@ -2,6 +2,8 @@
 
 #include "skyline/ProgramModelYAML.h"
 
+#include "skyline/InputFile.h"
+
 #include <yaml-cpp/yaml.h>
 
 namespace skyline {
@@ -307,12 +309,14 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
 
 std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
                                                  std::string &Error) {
-  try {
-    return programModelFromNode(YAML::Load(Text), Error);
-  } catch (const YAML::Exception &E) {
-    Error = E.what();
+  // Bounded like a file: no aliases, a limited count and depth of nodes.
+  auto Root = parseYamlInput(Text, "(text)", "program model",
+                             ProgramModelLimits);
+  if (!Root) {
+    Error = llvm::toString(Root.takeError());
     return std::nullopt;
   }
+  return programModelFromNode(*Root, Error);
 }
 
 std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
@@ -358,7 +362,7 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
     for (const YAML::Node &Warning : Root["warnings"])
       Model.Warnings.push_back(Warning.as<std::string>());
     return Model;
-  } catch (const YAML::Exception &E) {
+  } catch (const std::exception &E) { // YAML::Exception, or out of memory
     Error = E.what();
     return std::nullopt;
   }
