@@ -9,6 +9,7 @@
 
 #include "skyline/CMakeFileAPI.h"
 
+#include "skyline/InputFile.h"
 #include "skyline/Process.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -40,11 +41,11 @@ std::string replyDir(llvm::StringRef BuildDir) {
 
 llvm::Expected<llvm::json::Object> readObject(const llvm::Twine &PathTwine) {
   std::string Path = PathTwine.str();
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  if (!Buffer)
-    return fileAPIError("cannot read " + Path + ": " +
-                        Buffer.getError().message());
-  auto Value = llvm::json::parse((*Buffer)->getBuffer());
+  // Regular and bounded: a reply is CMake's, but the build dir is the user's.
+  auto Text = readInputFile(Path, "CMake File API reply", MaxJsonInputBytes);
+  if (!Text)
+    return Text.takeError();
+  auto Value = llvm::json::parse(*Text);
   if (!Value)
     return fileAPIError("malformed " + Path + ": " +
                         llvm::toString(Value.takeError()));
@@ -328,15 +329,16 @@ private:
 
 llvm::Error reconfigure(llvm::StringRef BuildDir, llvm::StringRef LogPath,
                         llvm::raw_ostream &Progress) {
-  auto Cache = llvm::MemoryBuffer::getFile(BuildDir + "/CMakeCache.txt");
+  auto Cache = readInputFile((BuildDir + "/CMakeCache.txt").str(),
+                             "CMake cache", MaxJsonInputBytes);
   if (!Cache)
-    return fileAPIError("cannot read " + BuildDir + "/CMakeCache.txt");
-  std::string Home = cacheValue((*Cache)->getBuffer(), "CMAKE_HOME_DIRECTORY");
+    return Cache.takeError();
+  std::string Home = cacheValue(*Cache, "CMAKE_HOME_DIRECTORY");
   if (Home.empty())
     return fileAPIError(BuildDir +
                         "/CMakeCache.txt names no CMAKE_HOME_DIRECTORY");
   // The cmake that made the build dir reads its cache best.
-  std::string CMake = cacheValue((*Cache)->getBuffer(), "CMAKE_COMMAND");
+  std::string CMake = cacheValue(*Cache, "CMAKE_COMMAND");
   if (CMake.empty() || !llvm::sys::fs::can_execute(CMake))
     CMake = "cmake";
   Progress << "skyline-check: re-configuring " << BuildDir

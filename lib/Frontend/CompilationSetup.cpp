@@ -2,9 +2,12 @@
 
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
+#include "skyline/InputFile.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "clang/Tooling/JSONCompilationDatabase.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 namespace skyline {
 
@@ -19,6 +22,100 @@ std::vector<std::string> fallbackCompileFlags() {
   return Flags;
 }
 
+namespace {
+
+llvm::Error setupError(const llvm::Twine &Message) {
+  return llvm::createStringError(
+      std::make_error_code(std::errc::invalid_argument), Message);
+}
+
+/// Why DIR/compile_commands.json did not load, in the JSON loader's own
+/// words: it is empty or corrupt, not missing.
+llvm::Error corruptDatabase(llvm::StringRef Dir) {
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, "compile_commands.json");
+  std::string Why;
+  uint64_t Size = 0;
+  if (!llvm::sys::fs::file_size(Path, Size) && Size == 0)
+    Why = "it is empty";
+  else if (!clang::tooling::JSONCompilationDatabase::loadFromFile(
+               Path, Why, clang::tooling::JSONCommandLineSyntax::AutoDetect))
+    Why = "it is not a JSON list of compile commands (" +
+          llvm::StringRef(Why).trim().rtrim('.').str() + ")";
+  else
+    Why = "it lists no compile commands";
+  return setupError("cannot use compile_commands.json '" + Path + "': " + Why +
+                    "; configure the build again with "
+                    "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give compiler "
+                    "flags after --");
+}
+
+/// -p at a file: often compile_commands.json itself, whose directory is
+/// what -p takes.
+llvm::Error notADirectory(llvm::StringRef BuildPath) {
+  std::string Hint;
+  if (llvm::sys::path::filename(BuildPath) == "compile_commands.json") {
+    llvm::StringRef Parent = llvm::sys::path::parent_path(BuildPath);
+    Hint = " (-p " + (Parent.empty() ? std::string(".") : Parent.str()) + ")";
+  }
+  return setupError("-p '" + BuildPath +
+                    "' is a file, not a directory; give the directory that "
+                    "holds compile_commands.json" +
+                    Hint);
+}
+
+bool hasFile(llvm::StringRef Dir, llvm::StringRef Name) {
+  llvm::SmallString<256> Path(Dir);
+  llvm::sys::path::append(Path, Name);
+  return llvm::sys::fs::exists(Path);
+}
+
+/// Whether Dir holds a database clang's loader would read.
+bool holdsDatabase(llvm::StringRef Dir) {
+  return hasFile(Dir, "compile_commands.json") ||
+         hasFile(Dir, "compile_flags.txt");
+}
+
+/// The database in Dir: its files must be regular and of a bounded size
+/// (clang's loader would block on a FIFO), and one that does not load is
+/// corrupt, not missing.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+loadDatabaseIn(llvm::StringRef Dir) {
+  for (const char *Name : {"compile_commands.json", "compile_flags.txt"}) {
+    llvm::SmallString<256> Path(Dir);
+    llvm::sys::path::append(Path, Name);
+    if (llvm::sys::fs::exists(Path))
+      if (llvm::Error E =
+              checkInputFile(Path, "compile database", MaxJsonInputBytes))
+        return std::move(E);
+  }
+  std::string Error;
+  auto Database =
+      clang::tooling::CompilationDatabase::loadFromDirectory(Dir, Error);
+  if (!Database)
+    return corruptDatabase(Dir);
+  // An empty list loads, and then every source is "skipped".
+  if (Database->getAllFiles().empty() && !hasFile(Dir, "compile_flags.txt"))
+    return corruptDatabase(Dir);
+  return std::move(Database);
+}
+
+/// The nearest directory at or above the first source's that holds a
+/// database, as clang-tidy searches; nullptr when none does.
+llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
+findDatabaseAbove(llvm::StringRef Source) {
+  llvm::SmallString<256> Dir(Source);
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  for (llvm::StringRef D = llvm::sys::path::parent_path(Dir); !D.empty();
+       D = llvm::sys::path::parent_path(D))
+    if (holdsDatabase(D))
+      return loadDatabaseIn(D);
+  return nullptr;
+}
+
+} // namespace
+
 llvm::Expected<CompilationSetup>
 loadCompilationSetup(llvm::StringRef BuildPath,
                      const std::optional<std::vector<std::string>> &ExtraArgs,
@@ -29,27 +126,33 @@ loadCompilationSetup(llvm::StringRef BuildPath,
         ".", *ExtraArgs);
     return std::move(Setup);
   }
-  std::string Error;
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
   if (!BuildPath.empty()) {
-    if (!llvm::sys::fs::is_directory(BuildPath))
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(BuildPath, Status))
       return llvm::createStringError(
           std::errc::no_such_file_or_directory,
           "build directory '%s' does not exist; give the directory that holds "
           "compile_commands.json with -p",
           BuildPath.str().c_str());
+    if (Status.type() != llvm::sys::fs::file_type::directory_file)
+      return notADirectory(BuildPath);
     // -p names the directory itself; no search above it, unlike a source.
-    Database = clang::tooling::CompilationDatabase::loadFromDirectory(BuildPath,
-                                                                      Error);
-    if (!Database)
+    if (!holdsDatabase(BuildPath))
       return llvm::createStringError(
           std::errc::invalid_argument,
           "no compile_commands.json in '%s'; configure the build with "
           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give compiler flags after --",
           BuildPath.str().c_str());
+    auto Loaded = loadDatabaseIn(BuildPath);
+    if (!Loaded)
+      return Loaded.takeError();
+    Database = std::move(*Loaded);
   } else if (!Sources.empty()) {
-    Database = clang::tooling::CompilationDatabase::autoDetectFromSource(
-        Sources.front(), Error);
+    auto Found = findDatabaseAbove(Sources.front());
+    if (!Found)
+      return Found.takeError();
+    Database = std::move(*Found);
   }
   if (Database) {
     Setup.Database =

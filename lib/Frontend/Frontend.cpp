@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -601,6 +602,19 @@ llvm::Error checkSources(llvm::ArrayRef<std::string> Sources) {
           "'%s' is a directory; give the training program's source files "
           "(and -p with the build directory)",
           Source.c_str());
+    // A FIFO would block the parser; a device is no source.
+    if (Status.type() != llvm::sys::fs::file_type::regular_file)
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "'%s' is not a regular file; give the training program's source "
+          "files",
+          Source.c_str());
+    // Else clang's "cannot open" reads as "the program does not compile".
+    int FD;
+    if (std::error_code EC = llvm::sys::fs::openFileForRead(Source, FD))
+      return llvm::createStringError(EC, "cannot read source '%s': %s",
+                                     Source.c_str(), EC.message().c_str());
+    llvm::sys::Process::SafelyCloseFileDescriptor(FD);
   }
   return llvm::Error::success();
 }
