@@ -17,7 +17,12 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace llvm {
+class MemoryBuffer;
+} // namespace llvm
 
 namespace YAML {
 class Node;
@@ -40,6 +45,8 @@ inline constexpr YamlLimits ConfigLimits{uint64_t(1) << 20, 10000, 8};
 /// A run's result file (the runtime writes it) and a program model.
 inline constexpr YamlLimits RunResultLimits{uint64_t(64) << 20, 2000000, 16};
 inline constexpr YamlLimits ProgramModelLimits = ReportLimits;
+/// A source file a report or model names, read for a snippet or a fix.
+inline constexpr uint64_t MaxSourceBytes = uint64_t(64) << 20;
 /// A compile_commands.json or a File API reply: large builds write tens of
 /// MiB of commands.
 inline constexpr uint64_t MaxJsonInputBytes = uint64_t(512) << 20;
@@ -54,6 +61,13 @@ llvm::Error checkInputFile(llvm::StringRef Path, llvm::StringRef What,
 /// The text of Path once checkInputFile passes.
 llvm::Expected<std::string>
 readInputFile(llvm::StringRef Path, llvm::StringRef What, uint64_t MaxBytes);
+
+/// A source file that a report or program model names (for a snippet, a
+/// line's text): nullptr unless it is a regular file within MaxBytes that
+/// reads; a report can name any path, and a FIFO would block, a device
+/// never end.
+std::unique_ptr<llvm::MemoryBuffer>
+readSourceBuffer(llvm::StringRef Path, uint64_t MaxBytes = MaxSourceBytes);
 
 /// Text as YAML within Limits (MaxBytes is not checked here): the first
 /// document, or an error naming Path that says what is refused (an alias,

@@ -5,6 +5,7 @@
 #include "skyline/Units.h"
 
 #include "llvm/ADT/ScopeExit.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -161,6 +162,16 @@ readInputFile(llvm::StringRef Path, llvm::StringRef What, uint64_t MaxBytes) {
                         ", the most skyline-check reads of a " + What);
     Text.append(Buffer, size_t(Read));
   }
+}
+
+std::unique_ptr<llvm::MemoryBuffer> readSourceBuffer(llvm::StringRef Path,
+                                                     uint64_t MaxBytes) {
+  auto Text = readInputFile(Path, "source", MaxBytes);
+  if (!Text) {
+    llvm::consumeError(Text.takeError());
+    return nullptr;
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(*Text, Path);
 }
 
 llvm::Expected<YAML::Node> parseYamlInput(const std::string &Text,

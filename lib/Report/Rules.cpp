@@ -2,6 +2,8 @@
 
 #include "skyline/Rules.h"
 
+#include "skyline/InputFile.h"
+
 #include "Rules/RuleFactories.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -162,11 +164,12 @@ std::vector<Finding> dropSilenced(std::vector<Finding> Findings) {
     if (It != Lines.end())
       return It->second;
     std::vector<llvm::StringRef> &Split = Lines[File];
-    if (auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/true)) {
+    // A saved report can name any path: regular files only, bounded.
+    if (auto Buffer = readSourceBuffer(File)) {
       llvm::SmallVector<llvm::StringRef, 0> Parts;
-      (*Buffer)->getBuffer().split(Parts, '\n');
+      Buffer->getBuffer().split(Parts, '\n');
       Split.assign(Parts.begin(), Parts.end());
-      Buffers[File] = std::move(*Buffer);
+      Buffers[File] = std::move(Buffer);
     }
     return Split;
   };

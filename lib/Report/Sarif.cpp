@@ -8,6 +8,8 @@
 
 #include "skyline/Sarif.h"
 
+#include "skyline/InputFile.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -166,11 +168,11 @@ private:
     File &F = It->second;
     if (!Inserted)
       return F;
-    auto Buffer = llvm::MemoryBuffer::getFile(AbsPath, /*IsText=*/false,
-                                              /*RequiresNullTerminator=*/false);
+    // A saved report can name any path: regular files only, bounded.
+    auto Buffer = readSourceBuffer(AbsPath);
     if (!Buffer)
       return F;
-    F.Buffer = std::move(*Buffer);
+    F.Buffer = std::move(Buffer);
     for (StringRef Rest = F.Buffer->getBuffer(); !Rest.empty();) {
       auto [Line, Next] = Rest.split('\n');
       F.Lines.push_back(Line.rtrim('\r'));

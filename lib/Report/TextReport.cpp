@@ -2,6 +2,8 @@
 
 #include "skyline/TextReport.h"
 
+#include "skyline/InputFile.h"
+
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -32,8 +34,8 @@ std::optional<std::string> DiagnosticPrinter::lineText(llvm::StringRef File,
                                                        unsigned Line) {
   auto It = Files.find(File);
   if (It == Files.end()) {
-    auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/true);
-    It = Files.try_emplace(File, Buffer ? std::move(*Buffer) : nullptr).first;
+    // A saved report can name any path: regular files only, bounded.
+    It = Files.try_emplace(File, readSourceBuffer(File)).first;
   }
   if (!It->second || Line == 0)
     return std::nullopt;
