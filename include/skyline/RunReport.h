@@ -55,7 +55,11 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS);
 std::string reportToYAML(const SavedReport &Report, const Analysis *Model);
 
 /// Reads a report that reportToYAML wrote (schema 1 has no program model).
-llvm::Expected<SavedReport> readReport(llvm::StringRef Path);
+/// What names the file in errors ("report", "baseline"). The file is read
+/// within ReportLimits (InputFile.h) and every value is checked: an error
+/// names the file, the key (runs[2].iteration_ms.median) and the problem.
+llvm::Expected<SavedReport> readReport(llvm::StringRef Path,
+                                       llvm::StringRef What = "report");
 
 } // namespace skyline
 

@@ -612,8 +612,9 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
 
 } // namespace
 
-llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
-  auto Root = loadYamlInput(Path, "report", ReportLimits);
+llvm::Expected<SavedReport> readReport(llvm::StringRef Path,
+                                       llvm::StringRef What) {
+  auto Root = loadYamlInput(Path, What, ReportLimits);
   if (!Root)
     return Root.takeError();
   try {
@@ -621,8 +622,9 @@ llvm::Expected<SavedReport> readReport(llvm::StringRef Path) {
   } catch (const BadValue &Bad) {
     return llvm::createStringError(
         std::errc::invalid_argument,
-        "report '%s': %s %s; write the report again with --report=FILE",
-        Path.str().c_str(), Bad.Key.c_str(), Bad.Problem.c_str());
+        "%s '%s': %s %s; write the report again with --report=FILE",
+        What.str().c_str(), Path.str().c_str(), Bad.Key.c_str(),
+        Bad.Problem.c_str());
   } catch (const YAML::Exception &E) {
     return notAReport(Path, E.what());
   } catch (const std::exception &E) {
