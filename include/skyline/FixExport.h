@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 
 namespace skyline {
@@ -27,14 +28,12 @@ std::string fixesToYAML(llvm::StringRef MainSourceFile,
                         llvm::ArrayRef<Finding> Findings,
                         bool IncludeOptional = false);
 
-/// Fails, naming Option (`--sarif`) when given, unless Path's directory
-/// exists and is writable: checked before long work, not after it.
-llvm::Error checkOutputDirectory(llvm::StringRef Path,
-                                 llvm::StringRef Option = "");
-
-/// Writes Text to Path through a temporary file, so a failed write leaves
-/// no partial file behind.
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text);
+/// Why the fix-its of Findings would not land where they were found: an
+/// edit names a file Program does not describe, or one whose text is no
+/// longer the one analyzed (its SHA-256 differs from Program's, or Program
+/// records none); none when every edited file is as it was analyzed.
+std::optional<std::string> whyFixesAreStale(llvm::ArrayRef<Finding> Findings,
+                                            const ProgramModel &Program);
 
 } // namespace skyline
 

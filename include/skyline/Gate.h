@@ -4,7 +4,8 @@
 // there. Peak memory is close to deterministic and is gated tightly.
 // Throughput is noisy: a drop counts only when the best of the repeated
 // runs is still slower than the baseline by more than the threshold and by
-// more than three standard errors of the two medians together.
+// more than three standard errors of the two medians together. What cannot
+// be compared fails the gate: it never passes what it did not check.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_GATE_H
@@ -38,7 +39,15 @@ struct GateVerdict {
   unsigned RunsCompared = 0;
   /// Regressions (errors) and environment mismatches (warnings).
   std::vector<Finding> Findings;
+  /// Why nothing could be compared (no valid run at the batch size on
+  /// either side, no valid peak): the gate then fails, it never passes.
+  std::string CannotCompare;
 };
+
+/// Why Baseline is a report of another program than Current (none of its
+/// sources has the file name of one of Current's), if it is.
+std::optional<std::string> whyAnotherProgram(const ProgramModel &Baseline,
+                                             const ProgramModel &Current);
 
 /// The batch size the gate compares at: the baseline's declared one.
 std::optional<int64_t> gateBatchSize(const SavedReport &Baseline);

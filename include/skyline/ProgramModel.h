@@ -10,6 +10,7 @@
 #define SKYLINE_PROGRAMMODEL_H
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -197,6 +198,9 @@ struct ProgramModel {
   std::vector<SourceSpan> SaveCalls;
   /// Every file of the program's own (sources and headers, no system ones).
   std::vector<std::string> Files;
+  /// Each of Files and its SHA-256 when it was analyzed: a saved report's
+  /// offsets hold only for the text they were found in.
+  std::map<std::string, std::string> FileSha256;
   std::vector<std::string> Warnings;
 };
 

@@ -4,7 +4,7 @@
 
 #include "skyline/CMakeFileAPI.h"
 #include "skyline/Config.h"
-#include "skyline/FixExport.h"
+#include "skyline/OutputFiles.h"
 #include "skyline/Process.h"
 
 #include "clang/Tooling/CompilationDatabase.h"

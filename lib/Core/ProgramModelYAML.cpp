@@ -300,6 +300,12 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
   for (const std::string &File : Model.Files)
     Out << File;
   Out << YAML::EndSeq;
+  if (!Model.FileSha256.empty()) {
+    Out << YAML::Key << "file_sha256" << YAML::Value << YAML::BeginMap;
+    for (const auto &[File, Digest] : Model.FileSha256)
+      Out << YAML::Key << File << YAML::Value << Digest;
+    Out << YAML::EndMap;
+  }
   Out << YAML::Key << "warnings" << YAML::Value << YAML::BeginSeq;
   for (const std::string &Warning : Model.Warnings)
     Out << Warning;
@@ -359,6 +365,9 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       Model.SaveCalls.push_back(readSpan(Save));
     for (const YAML::Node &File : Root["files"])
       Model.Files.push_back(File.as<std::string>());
+    for (const auto &Entry : Root["file_sha256"])
+      Model.FileSha256[Entry.first.as<std::string>()] =
+          Entry.second.as<std::string>();
     for (const YAML::Node &Warning : Root["warnings"])
       Model.Warnings.push_back(Warning.as<std::string>());
     return Model;

@@ -5,16 +5,19 @@
 #include "skyline/Build.h"
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
+#include "skyline/FileHash.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
 #include "skyline/HtmlReport.h"
 #include "skyline/Instrument.h"
 #include "skyline/Model.h"
+#include "skyline/OutputFiles.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/RunReport.h"
 #include "skyline/Sarif.h"
 #include "skyline/TextReport.h"
 #include "skyline/WorkDirLock.h"
+#include "skyline/WorkDirectory.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringMap.h"
@@ -83,6 +86,10 @@ public:
       Fix(Save.File);
     for (std::string &File : Model.Files)
       Fix(File);
+    std::map<std::string, std::string> Digests;
+    for (const auto &[File, Digest] : Model.FileSha256)
+      Digests[(*this)(File)] = Digest;
+    Model.FileSha256 = std::move(Digests);
     for (TrainingLoop &Loop : Model.TrainingLoops) {
       Fix(Loop.File);
       for (OptimizerSite &Opt : Loop.Optimizers) {
@@ -136,18 +143,46 @@ std::string defaultWorkDir(const CommandLineOptions &Options) {
   return std::string(Dir);
 }
 
-/// An output directory that is missing or read-only is found before minutes
-/// of building and running, not after.
-llvm::Error checkOutputPaths(const CommandLineOptions &Options) {
+/// Every file the options ask to write, with the option that asks.
+std::vector<OutputPath> requestedOutputs(const CommandLineOptions &Options) {
+  std::vector<OutputPath> Outputs;
   for (auto [Option, Path] : {std::pair<const char *, const std::string *>{
                                   "--export-fixes", &Options.ExportFixes},
                               {"--report", &Options.Report},
                               {"--sarif", &Options.Sarif},
                               {"--html", &Options.Html}})
     if (!Path->empty())
-      if (llvm::Error E = checkOutputDirectory(*Path, Option))
-        return E;
-  return llvm::Error::success();
+      Outputs.push_back({Option, *Path});
+  return Outputs;
+}
+
+/// What the run reads before it analyzes anything.
+std::vector<InputPath> givenInputs(const CommandLineOptions &Options) {
+  std::vector<InputPath> Inputs;
+  for (const std::string &Source : Options.Sources)
+    Inputs.push_back({"source", Source});
+  if (!Options.FromReport.empty())
+    Inputs.push_back({"--from-report file", Options.FromReport});
+  if (!Options.Baseline.empty())
+    Inputs.push_back({"--baseline file", Options.Baseline});
+  if (!Options.ConfigFile.empty())
+    Inputs.push_back({"config file", Options.ConfigFile});
+  if (!Options.BuildPath.empty())
+    Inputs.push_back(
+        {"compilation database", Options.BuildPath + "/compile_commands.json"});
+  return Inputs;
+}
+
+/// Outputs checked again once the program's own files are known (headers
+/// the front end read, the sources a saved report describes).
+llvm::Error checkOutputsAgainstProgram(const CommandLineOptions &Options,
+                                       const ProgramModel &Program) {
+  std::vector<InputPath> Inputs = givenInputs(Options);
+  for (const std::string &Source : Program.Sources)
+    Inputs.push_back({"source", Source});
+  for (const std::string &File : Program.Files)
+    Inputs.push_back({"program file", File});
+  return checkOutputPaths(requestedOutputs(Options), Inputs);
 }
 
 /// The measured sweep, plus what the gate needs: a run at the baseline's
@@ -295,6 +330,52 @@ std::string mainSource(const SavedReport &Report) {
   return Report.Program.BatchSize ? Report.Program.BatchSize->Literal.File : "";
 }
 
+/// A saved report's fix-its hold only for the text it was made from: from
+/// a report whose files changed (or that names files it does not describe)
+/// they are refused where exported, and left out elsewhere, with a warning.
+llvm::Error dropStaleFixes(const CommandLineOptions &Options,
+                           const ProgramModel &Program,
+                           std::vector<Finding> &Findings,
+                           DiagnosticPrinter &ErrPrinter) {
+  std::optional<std::string> Stale = whyFixesAreStale(Findings, Program);
+  if (!Stale)
+    return llvm::Error::success();
+  std::string Source = Program.Sources.empty()
+                           ? std::string("<source>")
+                           : Program.Sources.front();
+  std::string Again = "measure again to get fix-its for the code as it is "
+                      "now (skyline-check " +
+                      Source + " -p <build dir> --report=" +
+                      Options.FromReport + ")";
+  if (!Options.ExportFixes.empty())
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "cannot export fix-its from report '%s': %s; its offsets would land "
+        "on other text: %s",
+        Options.FromReport.c_str(), Stale->c_str(), Again.c_str());
+  ErrPrinter.printPlain(DiagLevel::Warning,
+                        "the fix-its of report '" + Options.FromReport +
+                            "' are left out: " + *Stale + "; " + Again);
+  for (Finding &F : Findings)
+    F.Edits.clear();
+  return llvm::Error::success();
+}
+
+void printVerdict(const GateVerdict &Verdict, llvm::raw_ostream &Out) {
+  Out << "gate at batch size " << Verdict.BatchSize << ": ";
+  if (!Verdict.CannotCompare.empty()) {
+    Out << "cannot compare: " << Verdict.CannotCompare << "\n";
+    return;
+  }
+  if (Verdict.ThroughputChange)
+    Out << llvm::format("throughput %+.1f%% (noise %.1f%%, %u run(s)), ",
+                        *Verdict.ThroughputChange * 100,
+                        Verdict.ThroughputNoise * 100, Verdict.RunsCompared);
+  if (Verdict.MemoryChange)
+    Out << llvm::format("peak memory %+.2f%%, ", *Verdict.MemoryChange * 100);
+  Out << (Verdict.Regressed ? "REGRESSION" : "pass") << "\n";
+}
+
 /// What every run ends with, measured now or read from a report: the
 /// Model stage, the rules, the gate, the terminal and the output files.
 int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
@@ -312,11 +393,19 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   if (Options.SetBatchSize && Program.BatchSize)
     Findings.push_back(
         makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
+  if (!Options.FromReport.empty())
+    if (llvm::Error E = dropStaleFixes(Options, Program, Findings, ErrPrinter)) {
+      ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
+      return ExitToolError;
+    }
   std::optional<GateVerdict> Verdict;
   if (Baseline) {
     SourceSpan At =
         Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
     Verdict = compareWithBaseline(*Baseline, Report.Measured, At, Options.Gate);
+    if (std::optional<std::string> Foreign =
+            whyAnotherProgram(Baseline->Program, Program))
+      Verdict->CannotCompare = *Foreign;
     std::vector<Finding> GateFindings = dropSilenced(Verdict->Findings);
     Findings.insert(Findings.end(), GateFindings.begin(), GateFindings.end());
   }
@@ -326,18 +415,8 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   printPredictions(Model, Out);
   for (int64_t Size : Options.WhatIfBatchSizes)
     printWhatIf(Model, Size, Out);
-  if (Verdict) {
-    Out << "gate at batch size " << Verdict->BatchSize << ": ";
-    if (Verdict->ThroughputChange)
-      Out << llvm::format("throughput %+.1f%% (noise %.1f%%, %u run(s)), ",
-                          *Verdict->ThroughputChange * 100,
-                          Verdict->ThroughputNoise * 100,
-                          Verdict->RunsCompared);
-    if (Verdict->MemoryChange)
-      Out << llvm::format("peak memory %+.2f%%, ",
-                          *Verdict->MemoryChange * 100);
-    Out << (Verdict->Regressed ? "REGRESSION" : "pass") << "\n";
-  }
+  if (Verdict)
+    printVerdict(*Verdict, Out);
   if (!Findings.empty())
     Out << "\n";
   DiagnosticPrinter Printer(Out, std::cref(Display));
@@ -345,12 +424,12 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     Printer.print(F);
 
   std::string Main = mainSource(Report);
-  std::vector<std::pair<std::string, std::string>> Files;
+  OutputTransaction Files;
   if (!Options.ExportFixes.empty())
-    Files.push_back({Options.ExportFixes,
-                     fixesToYAML(Main, Findings, Options.ScaleLearningRate)});
+    Files.add({"--export-fixes", Options.ExportFixes},
+              fixesToYAML(Main, Findings, Options.ScaleLearningRate));
   if (!Options.Report.empty())
-    Files.push_back({Options.Report, reportToYAML(Report, &Model)});
+    Files.add({"--report", Options.Report}, reportToYAML(Report, &Model));
   if (!Options.Sarif.empty()) {
     SarifOptions Sarif;
     Sarif.SourceRoot = Options.SourceRoot.empty() ? defaultSourceRoot(".")
@@ -362,7 +441,7 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     // GitHub's category is the id up to its last '/': one per program.
     Sarif.AutomationId =
         "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
-    Files.push_back({Options.Sarif, findingsToSarif(Findings, Sarif)});
+    Files.add({"--sarif", Options.Sarif}, findingsToSarif(Findings, Sarif));
   }
   if (!Options.Html.empty()) {
     HtmlReportInput Html;
@@ -375,13 +454,21 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     Html.Measured = &Report.Measured;
     Html.Model = &Model;
     Html.Findings = Findings;
-    Files.push_back({Options.Html, renderHtmlReport(Html)});
+    Files.add({"--html", Options.Html}, renderHtmlReport(Html));
   }
-  for (const auto &[Path, Text] : Files)
-    if (llvm::Error E = writeFileAtomically(Path, Text)) {
-      ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
-      return ExitToolError;
-    }
+  if (llvm::Error E = Files.commit()) {
+    ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
+    return ExitToolError;
+  }
+  if (Verdict && !Verdict->CannotCompare.empty()) {
+    ErrPrinter.printPlain(
+        DiagLevel::Error,
+        "the gate cannot compare this run with baseline '" + Options.Baseline +
+            "': " + Verdict->CannotCompare +
+            "; a gate that cannot compare does not pass (make a new "
+            "baseline with --report, or measure the baseline's batch size)");
+    return ExitToolError;
+  }
   return Verdict && Verdict->Regressed ? ExitRegression : ExitSuccess;
 }
 
@@ -410,7 +497,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
     return ExitToolError;
   };
-  if (llvm::Error E = checkOutputPaths(Options))
+  // Before any work: a bad output path is found now, not after the runs.
+  if (llvm::Error E =
+          checkOutputPaths(requestedOutputs(Options), givenInputs(Options)))
     return Fail(std::move(E));
   auto Baseline = loadBaseline(Options);
   if (!Baseline)
@@ -421,15 +510,20 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     auto Saved = readReport(Options.FromReport);
     if (!Saved)
       return Fail(Saved.takeError());
+    if (llvm::Error E = checkOutputsAgainstProgram(Options, Saved->Program))
+      return Fail(std::move(E));
     return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out,
                             ErrPrinter);
   }
 
   // One instance per work directory, before its first use: two would
   // rebuild and run under each other.
-  if (!Options.AnalyzeOnly)
+  if (!Options.AnalyzeOnly) {
+    if (llvm::Error E = claimWorkDirectory(defaultWorkDir(Options)))
+      return Fail(std::move(E));
     if (llvm::Error E = lockWorkDirectory(defaultWorkDir(Options)))
       return Fail(std::move(E));
+  }
   ProgramSources Sources = programSources(Options, Display, ErrPrinter);
   auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs,
                                     Sources.Sources);
@@ -449,16 +543,20 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                           noBatchSizeMessage(*Model, Options));
     return ExitToolError;
   }
+  if (llvm::Error E = checkOutputsAgainstProgram(Options, *Model))
+    return Fail(std::move(E));
 
   if (Options.AnalyzeOnly) {
     std::optional<Finding> BatchSizeFix;
     if (Options.SetBatchSize)
       BatchSizeFix = makeBatchSizeFix(*Model->BatchSize, *Options.SetBatchSize);
-    if (BatchSizeFix && !Options.ExportFixes.empty())
-      if (llvm::Error E = writeFileAtomically(
-              Options.ExportFixes,
-              fixesToYAML(Model->Sources.front(), *BatchSizeFix)))
+    if (BatchSizeFix && !Options.ExportFixes.empty()) {
+      OutputTransaction Fixes;
+      Fixes.add({"--export-fixes", Options.ExportFixes},
+                fixesToYAML(Model->Sources.front(), *BatchSizeFix));
+      if (llvm::Error E = Fixes.commit())
         return Fail(std::move(E));
+    }
     if (Options.Format == OutputFormat::YAML) {
       ProgramModel Shown = *Model;
       Display.apply(Shown);

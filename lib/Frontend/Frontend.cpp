@@ -9,7 +9,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "skyline/Frontend.h"
+
 #include "skyline/Config.h"
+#include "skyline/FileHash.h"
 
 #include "BatchSizeTracer.h"
 #include "Finders.h"
@@ -565,6 +567,9 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
     if (SeenSaves.insert({Save.File, Save.Offset}).second)
       Model.SaveCalls.push_back(Save);
   Model.Files.assign(In.Files.begin(), In.Files.end());
+  for (const std::string &File : Model.Files)
+    if (std::optional<std::string> Digest = sha256OfFile(File))
+      Model.FileSha256[File] = *Digest;
   return Model;
 }
 

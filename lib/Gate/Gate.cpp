@@ -4,7 +4,10 @@
 
 #include "skyline/Units.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,13 +15,20 @@
 namespace skyline {
 namespace {
 
+/// A time the gate can compare: a NaN, an infinity or a time of zero from a
+/// hand-edited or broken report would compare as "no drop" and pass.
+bool hasValidTime(const MeasuredRun &Run) {
+  return Run.Iterations > 0 && std::isfinite(Run.IterationMs.Median) &&
+         Run.IterationMs.Median > 0 && std::isfinite(Run.IterationMs.Stddev) &&
+         Run.IterationMs.Stddev >= 0;
+}
+
 /// The runs that fit at BatchSize, in the order they ran.
 std::vector<const MeasuredRun *> runsAt(const Measurement &M,
                                         int64_t BatchSize) {
   std::vector<const MeasuredRun *> Runs;
   for (const MeasuredRun &Run : M.Runs)
-    if (Run.BatchSize == BatchSize && !Run.OutOfMemory && Run.Iterations > 0 &&
-        Run.IterationMs.Median > 0)
+    if (Run.BatchSize == BatchSize && !Run.OutOfMemory && hasValidTime(Run))
       Runs.push_back(&Run);
   return Runs;
 }
@@ -115,6 +125,26 @@ void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
 
 } // namespace
 
+std::optional<std::string> whyAnotherProgram(const ProgramModel &Baseline,
+                                             const ProgramModel &Current) {
+  if (Baseline.Sources.empty() || Current.Sources.empty())
+    return std::nullopt;
+  // Paths differ between checkouts and machines; file names do not.
+  auto Names = [](const ProgramModel &Program) {
+    std::vector<std::string> Result;
+    for (const std::string &Source : Program.Sources)
+      Result.push_back(llvm::sys::path::filename(Source).str());
+    return Result;
+  };
+  std::vector<std::string> Then = Names(Baseline), Now = Names(Current);
+  for (const std::string &Name : Now)
+    if (llvm::is_contained(Then, Name))
+      return std::nullopt;
+  return "the baseline describes another program (its sources: " +
+         llvm::join(Then, ", ") + "; this run's: " + llvm::join(Now, ", ") +
+         ")";
+}
+
 std::optional<int64_t> gateBatchSize(const SavedReport &Baseline) {
   if (Baseline.Program.BatchSize)
     return Baseline.Program.BatchSize->Value;
@@ -143,13 +173,31 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   GateVerdict Verdict;
   checkEnvironment(Baseline.Measured, Current, At, Verdict);
   std::optional<int64_t> BatchSize = gateBatchSize(Baseline);
-  if (!BatchSize)
+  if (!BatchSize) {
+    Verdict.CannotCompare = "the baseline has no run that fit";
     return Verdict;
+  }
   Verdict.BatchSize = *BatchSize;
   const MeasuredRun *Then = fastest(runsAt(Baseline.Measured, *BatchSize));
   std::vector<const MeasuredRun *> Now = runsAt(Current, *BatchSize);
   Verdict.RunsCompared = Now.size();
-  if (Then && Now.empty() && ranOutOfMemoryAt(Current, *BatchSize)) {
+  if (!Then) {
+    Verdict.CannotCompare =
+        llvm::formatv("the baseline has no run at its batch size {0} with a "
+                      "valid time (a finite median above 0 ms)",
+                      *BatchSize)
+            .str();
+    return Verdict;
+  }
+  if (Then->PeakBytes <= 0) {
+    Verdict.CannotCompare =
+        llvm::formatv("the baseline's peak memory at batch size {0} is {1} "
+                      "bytes, not a measurement",
+                      *BatchSize, Then->PeakBytes)
+            .str();
+    return Verdict;
+  }
+  if (Now.empty() && ranOutOfMemoryAt(Current, *BatchSize)) {
     Verdict.Regressed = true;
     Verdict.Findings.push_back(
         regression("skyline-memory-regression", At,
@@ -159,8 +207,14 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
                        .str()));
     return Verdict;
   }
-  if (!Then || Now.empty())
+  if (Now.empty()) {
+    Verdict.CannotCompare =
+        llvm::formatv("this run has no run at the baseline's batch size {0} "
+                      "with a valid time (a finite median above 0 ms)",
+                      *BatchSize)
+            .str();
     return Verdict;
+  }
 
   const MeasuredRun &Best = *fastest(Now);
   ThroughputComparison Throughput = compareThroughput(*Then, Best);
@@ -184,7 +238,15 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   int64_t PeakNow = Now.front()->PeakBytes;
   for (const MeasuredRun *Run : Now)
     PeakNow = std::min(PeakNow, Run->PeakBytes);
-  if (Then->PeakBytes > 0) {
+  if (PeakNow <= 0) {
+    Verdict.CannotCompare =
+        llvm::formatv("this run's peak memory at batch size {0} is {1} bytes, "
+                      "not a measurement",
+                      *BatchSize, PeakNow)
+            .str();
+    return Verdict;
+  }
+  {
     Verdict.MemoryChange = double(PeakNow) / double(Then->PeakBytes) - 1;
     if (*Verdict.MemoryChange > Options.MaxMemoryGrowth) {
       Verdict.Regressed = true;

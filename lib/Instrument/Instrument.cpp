@@ -2,7 +2,7 @@
 
 #include "skyline/Instrument.h"
 
-#include "skyline/FixExport.h"
+#include "skyline/OutputFiles.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -236,6 +236,16 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
     llvm::sys::path::append(
         Mirror, llvm::StringRef(File).drop_front(
                     Program.SourceRoot == "/" ? 0 : Program.SourceRoot.size()));
+    // The copy never replaces what it copies (a work directory inside the
+    // program's own tree can make the two paths one).
+    llvm::sys::fs::UniqueID MirrorID, FileID;
+    if (!llvm::sys::fs::getUniqueID(Mirror, MirrorID) &&
+        !llvm::sys::fs::getUniqueID(File, FileID) && MirrorID == FileID)
+      return llvm::createStringError(
+          std::errc::file_exists,
+          "the instrumented copy of '%s' would replace the file itself: give "
+          "--work-dir a directory outside the program's sources",
+          File.c_str());
     bool Changed = false;
     if (llvm::Error E = writeIfChanged(Mirror, Text, Changed))
       return std::move(E);

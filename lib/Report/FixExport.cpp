@@ -2,6 +2,8 @@
 
 #include "skyline/FixExport.h"
 
+#include "skyline/FileHash.h"
+
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
 #include "llvm/Support/FileSystem.h"
@@ -58,55 +60,45 @@ std::string fixesToYAML(llvm::StringRef MainSourceFile,
   return OS.str();
 }
 
-static std::string directoryOf(llvm::StringRef Path) {
-  llvm::SmallString<256> Dir(Path);
-  llvm::sys::path::remove_filename(Dir);
-  return Dir.empty() ? "." : std::string(Dir);
+/// The recorded digest of File: by the path as written, else by the file
+/// it names (a report made elsewhere in the same tree, `./train.cpp`).
+static const std::string *recordedDigest(const ProgramModel &Program,
+                                         llvm::StringRef File) {
+  auto It = Program.FileSha256.find(File.str());
+  if (It != Program.FileSha256.end())
+    return &It->second;
+  llvm::sys::fs::UniqueID Wanted, Other;
+  if (llvm::sys::fs::getUniqueID(File, Wanted))
+    return nullptr;
+  for (const auto &[Path, Digest] : Program.FileSha256)
+    if (!llvm::sys::fs::getUniqueID(Path, Other) && Other == Wanted)
+      return &Digest;
+  return nullptr;
 }
 
-llvm::Error checkOutputDirectory(llvm::StringRef Path, llvm::StringRef Option) {
-  std::string Dir = directoryOf(Path);
-  std::string What = Option.empty() ? "" : Option.str() + " ";
-  if (!llvm::sys::fs::is_directory(Dir))
-    return llvm::createStringError(
-        std::errc::no_such_file_or_directory,
-        "cannot write %s'%s': directory '%s' does not exist", What.c_str(),
-        Path.str().c_str(), Dir.c_str());
-  if (llvm::sys::fs::access(Dir, llvm::sys::fs::AccessMode::Write))
-    return llvm::createStringError(
-        std::errc::permission_denied,
-        "cannot write %s'%s': directory '%s' is not writable", What.c_str(),
-        Path.str().c_str(), Dir.c_str());
-  return llvm::Error::success();
-}
-
-llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Text) {
-  if (llvm::Error E = checkOutputDirectory(Path))
-    return E;
-  std::string Dir = directoryOf(Path);
-  llvm::SmallString<256> Temp;
-  int FD = -1;
-  if (std::error_code EC = llvm::sys::fs::createUniqueFile(
-          Dir + "/.skyline-%%%%%%.tmp", FD, Temp))
-    return llvm::createStringError(EC, "cannot write '%s': %s",
-                                   Path.str().c_str(), EC.message().c_str());
-  {
-    llvm::raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Text;
-    OS.close();
-    if (OS.has_error()) {
-      llvm::sys::fs::remove(Temp);
-      return llvm::createStringError(OS.error(), "cannot write '%s': %s",
-                                     Path.str().c_str(),
-                                     OS.error().message().c_str());
+std::optional<std::string> whyFixesAreStale(llvm::ArrayRef<Finding> Findings,
+                                            const ProgramModel &Program) {
+  for (const Finding &F : Findings)
+    for (const TextEdit &Edit : F.Edits) {
+      const std::string &File = Edit.Range.File;
+      if (Program.FileSha256.empty())
+        return std::string("the report records no SHA-256 of the files it "
+                           "describes (an older skyline-check wrote it), so "
+                           "its offsets in '") +
+               File + "' cannot be checked";
+      const std::string *Recorded = recordedDigest(Program, File);
+      if (!Recorded)
+        return "a fix-it names '" + File +
+               "', which is not a file the report describes";
+      std::optional<std::string> Now = sha256OfFile(File);
+      if (!Now)
+        return "'" + File + "' cannot be read";
+      if (*Now != *Recorded)
+        return "'" + File +
+               "' changed since the report was made (its SHA-256 is not the "
+               "one recorded)";
     }
-  }
-  if (std::error_code EC = llvm::sys::fs::rename(Temp, Path)) {
-    llvm::sys::fs::remove(Temp);
-    return llvm::createStringError(EC, "cannot write '%s': %s",
-                                   Path.str().c_str(), EC.message().c_str());
-  }
-  return llvm::Error::success();
+  return std::nullopt;
 }
 
 } // namespace skyline

@@ -1,9 +1,12 @@
-// Fix-its are clang-tidy's YAML, and files are written whole or not at all.
+// Fix-its are clang-tidy's YAML, and only for the text they were found in.
 
 #include "skyline/FixExport.h"
 
+#include "skyline/FileHash.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
 using namespace skyline;
@@ -67,30 +70,47 @@ TEST(FixExportTest, OptionalFixesOnlyOnRequestAndFindingsWithoutEditsNever) {
       << WithRate;
 }
 
-TEST(FixExportTest, WriteFailsCleanlyInAMissingDirectory) {
-  llvm::Error E = writeFileAtomically("/nonexistent-dir/fixes.yaml", "x");
-  ASSERT_TRUE(bool(E));
-  std::string Message = llvm::toString(std::move(E));
-  EXPECT_NE(Message.find("/nonexistent-dir/fixes.yaml"), std::string::npos);
-  EXPECT_FALSE(llvm::sys::fs::exists("/nonexistent-dir/fixes.yaml"));
+TEST(FixExportTest, FixesOfChangedOrForeignFilesAreStale) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-stale", Dir));
+  std::string Source = (Dir + "/train.cpp").str();
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream(Source, EC) << "const int64_t kBatchSize = 64;\n";
+  }
+  BatchSizeSite Site = site();
+  Site.Literal.File = Source;
+  std::vector<Finding> Fix = {makeBatchSizeFix(Site, 128)};
+  ProgramModel Program;
+  // A report from an older skyline-check records no digests.
+  EXPECT_NE(whyFixesAreStale(Fix, Program)->find("records no SHA-256"),
+            std::string::npos);
+  Program.FileSha256[Source] = *sha256OfFile(Source);
+  EXPECT_FALSE(whyFixesAreStale(Fix, Program));
+  // The text changed since: the offsets would land elsewhere.
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream(Source, EC) << "#include <x>\nconst int64_t k = 64;\n";
+  }
+  EXPECT_EQ(*whyFixesAreStale(Fix, Program),
+            "'" + Source +
+                "' changed since the report was made (its SHA-256 is not the "
+                "one recorded)");
+  // A fix-it for a file the report does not describe.
+  Fix[0].Edits[0].Range.File = "/etc/hostname";
+  EXPECT_EQ(*whyFixesAreStale(Fix, Program),
+            "a fix-it names '/etc/hostname', which is not a file the report "
+            "describes");
+  // No edits, nothing to check.
+  EXPECT_FALSE(whyFixesAreStale({}, ProgramModel()));
+  llvm::sys::fs::remove_directories(Dir);
 }
 
-TEST(FixExportTest, WriteReplacesTheFileWhole) {
-  llvm::SmallString<128> Dir;
-  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-fix", Dir));
-  std::string Path = (Dir + "/fixes.yaml").str();
-  ASSERT_FALSE(bool(writeFileAtomically(Path, "first")));
-  ASSERT_FALSE(bool(writeFileAtomically(Path, "second")));
-  auto Buffer = llvm::MemoryBuffer::getFile(Path);
-  ASSERT_TRUE(bool(Buffer));
-  EXPECT_EQ((*Buffer)->getBuffer(), "second");
-  std::error_code EC;
-  int Files = 0;
-  for (llvm::sys::fs::directory_iterator It(Dir, EC), End; It != End && !EC;
-       It.increment(EC))
-    ++Files;
-  EXPECT_EQ(Files, 1) << "no temporary file is left behind";
-  llvm::sys::fs::remove_directories(Dir);
+TEST(FixExportTest, Sha256IsTheStandardOne) {
+  EXPECT_EQ(sha256Hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934c"
+                           "a495991b7852b855");
+  EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9c"
+                              "b410ff61f20015ad");
 }
 
 } // namespace

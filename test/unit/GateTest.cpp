@@ -8,6 +8,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
+
 namespace skyline {
 namespace {
 
@@ -162,11 +164,71 @@ TEST(GateTest, TheBaselinesBatchSizeIsCompared) {
       .reset(); // a schema-1 report without one: its first run that fit
   Base.Measured.Runs.front().OutOfMemory = true;
   EXPECT_EQ(*gateBatchSize(Base), 128);
-  // No run at the baseline's size: nothing compared, nothing failed.
+  // No run at the baseline's size: nothing compared, so the gate cannot
+  // pass (the driver turns this into exit 1 with the reason).
   GateVerdict V =
       compareWithBaseline(baseline(), current({run(32, 5.0, 500000)}), At, {});
   EXPECT_FALSE(V.Regressed);
   EXPECT_FALSE(V.ThroughputChange);
+  EXPECT_EQ(V.CannotCompare,
+            "this run has no run at the baseline's batch size 64 with a valid "
+            "time (a finite median above 0 ms)");
+}
+
+TEST(GateTest, NothingComparableNeverPasses) {
+  // The current report has no runs at all.
+  EXPECT_THAT(compareWithBaseline(baseline(), current({}), At, {}).CannotCompare,
+              HasSubstr("this run has no run at the baseline's batch size 64"));
+  // Impossible times on the current side: NaN, infinite, zero, negative.
+  for (double Bad : {std::nan(""), HUGE_VAL, 0.0, -10.0}) {
+    GateVerdict V = compareWithBaseline(
+        baseline(), current({run(64, Bad, 1000000)}), At, {});
+    EXPECT_FALSE(V.CannotCompare.empty()) << Bad;
+    EXPECT_FALSE(V.ThroughputChange) << Bad;
+  }
+  // A NaN spread would make the noise NaN, and every drop "within noise".
+  MeasuredRun NanSpread = run(64, 20.0, 1000000);
+  NanSpread.IterationMs.Stddev = std::nan("");
+  EXPECT_FALSE(compareWithBaseline(baseline(), current({NanSpread}), At, {})
+                   .CannotCompare.empty());
+  // A baseline with no runs, or none valid at its size.
+  SavedReport Empty = baseline();
+  Empty.Measured.Runs.clear();
+  EXPECT_EQ(compareWithBaseline(Empty, current({run(64, 10.0, 1000000)}), At,
+                                {})
+                .CannotCompare,
+            "the baseline has no run at its batch size 64 with a valid time (a "
+            "finite median above 0 ms)");
+  // A non-positive peak on either side compares nothing.
+  SavedReport NoPeak = baseline();
+  NoPeak.Measured.Runs.front().PeakBytes = 0;
+  EXPECT_EQ(compareWithBaseline(NoPeak, current({run(64, 10.0, 1000000)}), At,
+                                {})
+                .CannotCompare,
+            "the baseline's peak memory at batch size 64 is 0 bytes, not a "
+            "measurement");
+  EXPECT_EQ(
+      compareWithBaseline(baseline(), current({run(64, 10.0, -5)}), At, {})
+          .CannotCompare,
+      "this run's peak memory at batch size 64 is -5 bytes, not a "
+      "measurement");
+  // What can be compared says nothing of the kind.
+  EXPECT_TRUE(compareWithBaseline(baseline(), current({run(64, 10.0, 1000000)}),
+                                  At, {})
+                  .CannotCompare.empty());
+}
+
+TEST(GateTest, ABaselineOfAnotherProgramIsNamed) {
+  ProgramModel Then, Now;
+  Then.Sources = {"/ci/checkout/src/train.cpp", "/ci/checkout/src/model.cpp"};
+  Now.Sources = {"/home/me/project/src/train.cpp"};
+  EXPECT_FALSE(whyAnotherProgram(Then, Now)); // paths differ, names do not
+  Now.Sources = {"/home/me/other/gan.cpp"};
+  EXPECT_EQ(*whyAnotherProgram(Then, Now),
+            "the baseline describes another program (its sources: train.cpp, "
+            "model.cpp; this run's: gan.cpp)");
+  Then.Sources.clear(); // a schema-1 report: nothing to tell by
+  EXPECT_FALSE(whyAnotherProgram(Then, Now));
 }
 
 } // namespace

@@ -186,6 +186,7 @@ std::optional<double> parsePercent(const std::string &Text) {
 std::string findConfigFile(llvm::StringRef Start) {
   llvm::SmallString<256> Dir(Start);
   llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
   for (llvm::StringRef D = Dir; !D.empty();
        D = llvm::sys::path::parent_path(D)) {
     llvm::SmallString<256> Candidate(D);
@@ -247,6 +248,18 @@ configArguments(const std::string &Path, const po::options_description &Known,
   return Args;
 }
 
+/// The first argument that names a file to write, if any: an output path
+/// that comes from a file the user did not name could overwrite anything.
+std::optional<std::string>
+outputOption(const std::vector<std::string> &Args) {
+  for (const std::string &Arg : Args)
+    for (const char *Output :
+         {"--export-fixes=", "--report=", "--sarif=", "--html="})
+      if (llvm::StringRef(Arg).starts_with(Output))
+        return Arg;
+  return std::nullopt;
+}
+
 } // namespace
 
 ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
@@ -302,6 +315,13 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
     auto ConfigArgs = configArguments(ConfigFile, Visible, Error);
     if (!ConfigArgs)
       return UsageError{Error};
+    if (!Values.count("config"))
+      if (std::optional<std::string> Output = outputOption(*ConfigArgs))
+        return UsageError{
+            "config file '" + ConfigFile + "' names an output (" + *Output +
+            "): a .skyline.yaml found above the sources holds option "
+            "defaults, not where to write; name outputs on the command line, "
+            "or give this file with --config=FILE"};
     try {
       po::store(po::command_line_parser(*ConfigArgs)
                     .options(Visible)

@@ -1,0 +1,26 @@
+//===- FileHash.h - What a file held when it was read ------------*- C++ -*-===//
+//
+// A report's offsets and lines hold only for the text they were found in:
+// the program model records each file's SHA-256, and whatever later acts on
+// those offsets (fix-its, the gate) first checks the file still has it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_FILEHASH_H
+#define SKYLINE_FILEHASH_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+
+namespace skyline {
+
+/// The SHA-256 of Text, as 64 lowercase hex digits.
+std::string sha256Hex(llvm::StringRef Text);
+
+/// The SHA-256 of the file's contents; none when it cannot be read.
+std::optional<std::string> sha256OfFile(llvm::StringRef Path);
+
+} // namespace skyline
+
+#endif // SKYLINE_FILEHASH_H
