@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -18,8 +19,10 @@ namespace skyline {
 /// The SHA-256 of Text, as 64 lowercase hex digits.
 std::string sha256Hex(llvm::StringRef Text);
 
-/// The SHA-256 of the file's contents; none when it cannot be read.
-std::optional<std::string> sha256OfFile(llvm::StringRef Path);
+/// The SHA-256 of the file's contents; none unless it is a regular file of
+/// at most MaxBytes that reads.
+std::optional<std::string> sha256OfFile(llvm::StringRef Path,
+                                        uint64_t MaxBytes = uint64_t(64) << 20);
 
 } // namespace skyline
 

@@ -92,7 +92,7 @@ std::optional<std::string> whyFixesAreStale(llvm::ArrayRef<Finding> Findings,
                "', which is not a file the report describes";
       std::optional<std::string> Now = sha256OfFile(File);
       if (!Now)
-        return "'" + File + "' cannot be read";
+        return "'" + File + "' cannot be read as a regular file";
       if (*Now != *Recorded)
         return "'" + File +
                "' changed since the report was made (its SHA-256 is not the "

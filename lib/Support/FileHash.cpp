@@ -3,6 +3,7 @@
 #include "skyline/FileHash.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
@@ -13,7 +14,15 @@ std::string sha256Hex(llvm::StringRef Text) {
                      /*LowerCase=*/true);
 }
 
-std::optional<std::string> sha256OfFile(llvm::StringRef Path) {
+std::optional<std::string> sha256OfFile(llvm::StringRef Path,
+                                        uint64_t MaxBytes) {
+  // From its status first: a report can name any path, and opening a FIFO
+  // blocks, reading a device never ends.
+  llvm::sys::fs::file_status Status;
+  if (llvm::sys::fs::status(Path, Status) ||
+      Status.type() != llvm::sys::fs::file_type::regular_file ||
+      Status.getSize() > MaxBytes)
+    return std::nullopt;
   auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
   if (!Buffer)
