@@ -286,9 +286,10 @@ struct RunLength {
   bool EndedEarly = false;
 };
 
-/// The largest batch size at which a program that runs out of data still
-/// reaches Warmup + 3 iterations (two measured intervals): the samples it
-/// went through at an ended-early size (reached x size) shared out. Only a
+/// The largest batch size the sweep may try once a program ran out of data:
+/// no more than a size whose data ran out, nor than where it still reaches
+/// Warmup + 3 iterations (two measured intervals), the samples it went
+/// through at an ended-early size (reached x size) shared out. Only a
 /// size that reached fewer iterations than a smaller one did says the data
 /// ran out; where a larger size that ended early reached as many as a
 /// smaller one, the program counts steps, not samples, and there is no

@@ -247,8 +247,10 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup) {
         });
     if (!DataRanOut)
       continue;
+    // Never past a size whose data ran out, whatever order the sweep took
+    // the sizes in (its order hangs on the timings).
     int64_t Samples = int64_t(Run.IterationsReached) * Run.BatchSize;
-    int64_t Lasts = Samples / int64_t(Warmup + 3);
+    int64_t Lasts = std::min(Samples / int64_t(Warmup + 3), Run.BatchSize);
     if (Lasts > 0)
       Limit = Limit ? std::min(Limit, Lasts) : Lasts;
   }

@@ -103,15 +103,21 @@ TEST(MeasureTest, DataLimitIsWhereTheDataStillLastsTwoMeasuredIterations) {
   // 2 epochs of 2,048 samples: at 16 the run stopped by its rule after
   // reaching 26; at 560 the program returned after 2 x 4 = 8, 4,480
   // samples by that count; shared out over 2 warm-up and 3 more (two
-  // measured intervals), 896 a batch.
-  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 2), 896);
+  // measured intervals), 896 a batch; but no size past one whose data ran
+  // out (560), whatever order the sweep took them in.
+  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 2), 560);
   // At 896 it reaches 2 x 3 = 6 (5,376 / 5 = 1,075): the smaller limit holds.
   EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}, {896, 6, true}}, 2),
-            896);
+            560);
   EXPECT_EQ(dataLimit({{896, 6, true}, {560, 8, true}, {16, 26, false}}, 2),
-            896)
+            560)
       << "in any order";
-  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 5), 560)
+  // The transformer's sweep on a busy machine: 662 ran out of data (2 x 4
+  // iterations, 5,296 / 5 = 1,059 by the samples), so 711 is never next.
+  EXPECT_EQ(dataLimit({{16, 56, false}, {32, 56, false}, {662, 8, true}}, 2),
+            662);
+  // 8 warm-up and 3 more: 4,480 / 11 = 407, below the size itself.
+  EXPECT_EQ(dataLimit({{16, 26, false}, {560, 8, true}}, 8), 407)
       << "more warm-up, less room";
   // One size that ended early says nothing yet about why.
   EXPECT_EQ(dataLimit({{560, 8, true}}, 2), 0);
