@@ -59,6 +59,39 @@ TEST(CompilationSetupTest, BuildDirectoryErrors) {
   llvm::sys::fs::remove_directories(Dir);
 }
 
+TEST(CompilationSetupTest, AnUnusableDatabaseSaysWhy) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("/tmp/skyline-baddb", Dir));
+  std::string Database = (Dir + "/compile_commands.json").str();
+  auto ErrorWith = [&](llvm::StringRef Text, llvm::StringRef BuildPath) {
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream Out(Database, EC);
+      Out << Text;
+    }
+    auto Setup = loadCompilationSetup(BuildPath, std::nullopt,
+                                      {(Dir + "/src/train.cpp").str()});
+    return Setup ? std::string("(loaded)") : llvm::toString(Setup.takeError());
+  };
+  const std::string Prefix = "cannot use compile_commands.json '" + Database + "': ";
+  const std::string Advice = "; configure the build again with "
+                             "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give "
+                             "compiler flags after --";
+  EXPECT_EQ(ErrorWith("", Dir), Prefix + "it is empty" + Advice);
+  EXPECT_EQ(ErrorWith("[]", Dir), Prefix + "it lists no compile commands" + Advice);
+  EXPECT_EQ(ErrorWith("{", Dir).rfind(Prefix + "it is not a JSON list", 0), 0u);
+  // Found above the source, without -p: the same, not the fallback.
+  EXPECT_EQ(ErrorWith("", ""), Prefix + "it is empty" + Advice);
+  // -p at the database itself.
+  auto AtFile = loadCompilationSetup(Database, std::nullopt, {"a.cpp"});
+  ASSERT_FALSE(bool(AtFile));
+  EXPECT_EQ(llvm::toString(AtFile.takeError()),
+            "-p '" + Database +
+                "' is a file, not a directory; give the directory that holds "
+                "compile_commands.json (-p " + Dir.str().str() + ")");
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 TEST(CompilationSetupTest, DatabaseInBuildDirectory) {
   llvm::SmallString<128> Dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("/tmp/skyline-db", Dir));
