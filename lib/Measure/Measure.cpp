@@ -4,6 +4,7 @@
 
 #include "skyline/InputFile.h"
 #include "skyline/Process.h"
+#include "skyline/Units.h"
 #include "skyline/YamlFields.h"
 #include "skyline/runtime/ExitCodes.h"
 
@@ -13,6 +14,7 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <yaml-cpp/yaml.h>
@@ -36,11 +38,32 @@ std::string runName(RunKind Mode, int64_t BatchSize) {
          " at batch size " + std::to_string(BatchSize);
 }
 
-std::string withLogTail(std::string What, llvm::StringRef Log) {
+/// What, then the end of the process's output; where the log was cut (a
+/// program that printed megabytes) it says so: the end shown follows a gap.
+std::string withLogTail(std::string What, llvm::StringRef Log,
+                        const ProcessResult &R) {
   std::string Tail = failureOfOutput(Log, 12);
-  if (!Tail.empty())
-    What += "; the end of its output (" + Log.str() + "):\n" + Tail;
-  return What;
+  if (Tail.empty())
+    return What;
+  std::string Cut;
+  if (R.OutputBytesCut) {
+    uint64_t Head = std::min<uint64_t>(R.OutputBytes, LogHeadBytes);
+    uint64_t Kept = R.OutputBytes - R.OutputBytesCut - Head;
+    Cut = ", cut to its first " + formatBytes(int64_t(Head)) + " and last " +
+          formatBytes(int64_t(Kept)) + " of " +
+          formatBytes(int64_t(R.OutputBytes));
+  }
+  return What + "; the end of its output (" + Log.str() + Cut + "):\n" + Tail;
+}
+
+/// The runtime could not write the result: say why when the program is to
+/// blame.
+std::string describeResultNotWritten(llvm::StringRef ResultPath) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(ResultPath);
+  if (!llvm::sys::fs::is_directory(Dir))
+    return " could not write its result file: its directory " + Dir.str() +
+           " is gone (does the program delete it, or its work directory?)";
+  return " could not write its result file (is the work directory writable?)";
 }
 
 /// "28 iterations", and those left out at an epoch's end when there are.
@@ -54,7 +77,8 @@ std::string describeIterations(const MeasuredRun &Run) {
 
 /// A program that returned before its first measured iteration.
 std::string describeNoIterations(const MeasuredRun &Run, RunKind Mode,
-                                 int ExitCode, llvm::StringRef Log) {
+                                 const ProcessResult &R, llvm::StringRef Log) {
+  int ExitCode = R.ExitCode;
   std::string What =
       runName(Mode, Run.BatchSize) + " ended with exit code " +
       std::to_string(ExitCode) + " after " +
@@ -67,11 +91,12 @@ std::string describeNoIterations(const MeasuredRun &Run, RunKind Mode,
       std::to_string(Run.IterationsAsked) +
       " measured; does it reach optimizer.step() often enough? see --warmup "
       "and --iterations)";
-  return withLogTail(What, Log);
+  return withLogTail(What, Log, R);
 }
 
 std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
-                            llvm::StringRef Log, RunKind Mode = RunKind::Timing,
+                            llvm::StringRef Log, llvm::StringRef ResultPath,
+                            RunKind Mode = RunKind::Timing,
                             std::optional<unsigned> Reached = std::nullopt) {
   std::string What = runName(Mode, BatchSize);
   if (!R.Error.empty() && !R.Crashed)
@@ -81,9 +106,10 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
             " (a hang, or iterations too slow: see --run-timeout)";
   else if (R.Crashed)
     What += " crashed (" + R.Error + ")";
+  else if (R.End == ProcessEnd::Interrupted)
+    What += " " + describeProcessEnd(R);
   else if (R.ExitCode == rt::ExitResultNotWritten)
-    What +=
-        " could not write its result file (is the work directory writable?)";
+    What += describeResultNotWritten(ResultPath);
   else if (R.ExitCode != 0 && Reached)
     What += " ended with exit code " + std::to_string(R.ExitCode) + " after " +
             std::to_string(*Reached) +
@@ -93,7 +119,7 @@ std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
         " ended with exit code " + std::to_string(R.ExitCode) +
         " before its measured iterations (does it reach optimizer.step() often "
         "enough? see --iterations)";
-  return withLogTail(What, Log);
+  return withLogTail(What, Log, R);
 }
 
 /// A failed run's Problem, with what it means for the sweep and the
@@ -528,6 +554,8 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
                      (Pass > 1 ? "-run" + std::to_string(Pass) : "") +
                      (Tag.empty() ? "" : "-" + Tag.str());
   std::string Log = Stem + ".log", ResultPath = Stem + ".yaml";
+  // Again at each run: the last program may have deleted it.
+  llvm::sys::fs::create_directories(RunsDir);
   llvm::sys::fs::remove(ResultPath);
   unsigned Most =
       Breakdown ? std::min(Options.BreakdownIterations, Options.Iterations)
@@ -568,16 +596,24 @@ llvm::Expected<Attempt> runOnce(llvm::StringRef Executable, int64_t BatchSize,
         Reached = Partial->IterationsReached;
       else
         llvm::consumeError(Partial.takeError());
-    A.Problem = describeFailure(Process, BatchSize, Log, Mode, Reached);
+    A.Problem =
+        describeFailure(Process, BatchSize, Log, ResultPath, Mode, Reached);
     return A;
   }
   auto Run = readRunResult(ResultPath);
-  if (!Run)
-    return Run.takeError();
+  if (!Run) {
+    // The runtime writes it whole (a temporary renamed): the program, or
+    // something else, wrote over it.
+    A.Problem = runName(Mode, BatchSize) +
+                " left a result file that cannot be read (does the program "
+                "write to the file that SKYLINE_RESULT names?): " +
+                llvm::toString(Run.takeError());
+    return A;
+  }
   Run->WallSeconds = Process.Seconds;
   Run->Log = Log;
   if (Run->EndedEarly && Run->Iterations == 0 && !Run->OutOfMemory) {
-    A.Problem = describeNoIterations(*Run, Mode, Process.ExitCode, Log);
+    A.Problem = describeNoIterations(*Run, Mode, Process, Log);
     A.EndedBeforeMeasuring = Process.ExitCode == 0;
     return A;
   }
