@@ -38,12 +38,13 @@ struct YamlLimits {
 };
 
 /// A report or baseline: the runs with their layers and the program model.
-/// A large program's report is a few MiB and some 10^5 nodes.
-inline constexpr YamlLimits ReportLimits{uint64_t(64) << 20, 2000000, 64};
+/// A large program's report is a few MiB and some 10^5 nodes; 10^6 nodes
+/// take yaml-cpp about 0.5 GiB and 3 s to build, the most this allows.
+inline constexpr YamlLimits ReportLimits{uint64_t(64) << 20, 1000000, 64};
 /// .skyline.yaml: option names and values.
 inline constexpr YamlLimits ConfigLimits{uint64_t(1) << 20, 10000, 8};
 /// A run's result file (the runtime writes it) and a program model.
-inline constexpr YamlLimits RunResultLimits{uint64_t(64) << 20, 2000000, 16};
+inline constexpr YamlLimits RunResultLimits{uint64_t(64) << 20, 1000000, 16};
 inline constexpr YamlLimits ProgramModelLimits = ReportLimits;
 /// A source file a report or model names, read for a snippet or a fix.
 inline constexpr uint64_t MaxSourceBytes = uint64_t(64) << 20;
