@@ -595,10 +595,13 @@ void waitForChild(pid_t Pid, Clock::time_point Start, Watched &W,
       Interrupted = true; // the handler has sent SIGTERM
       KillAt = std::min(KillAt, Now + GracePeriod);
     }
-    if (Now >= Deadline && !Result.TimedOut && !Interrupted) {
-      Result.TimedOut = true;
-      kill(-Pid, SIGTERM); // a chance to flush its output
-      KillAt = Now + GracePeriod;
+    if (Now >= Deadline) {
+      Deadline = Never; // from now on only KillAt counts
+      if (!Interrupted) {
+        Result.TimedOut = true;
+        kill(-Pid, SIGTERM); // a chance to flush its output
+        KillAt = Now + GracePeriod;
+      }
     }
     if (Now >= KillAt) {
       kill(-Pid, SIGKILL);
