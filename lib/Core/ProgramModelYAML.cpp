@@ -325,6 +325,41 @@ std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
   return programModelFromNode(*Root, Error);
 }
 
+namespace {
+
+/// What reading cannot see: values a hand-edited or hostile model holds
+/// that no front end writes. Empty when every value is possible.
+std::string impossibleValue(const ProgramModel &Model) {
+  auto CheckSite = [](const BatchSizeSite &Site,
+                      const std::string &Key) -> std::string {
+    if (Site.Value < 1)
+      return Key + ".value is " + std::to_string(Site.Value) +
+             "; a batch size must be at least 1";
+    if (!(Site.Confidence >= 0 && Site.Confidence <= 1))
+      return Key + ".confidence is " + std::to_string(Site.Confidence) +
+             "; it must be from 0 to 1";
+    return "";
+  };
+  if (Model.BatchSize)
+    if (std::string Problem = CheckSite(*Model.BatchSize, "batch_size");
+        !Problem.empty())
+      return Problem;
+  for (size_t I = 0; I < Model.OtherBatchSizes.size(); ++I)
+    if (std::string Problem =
+            CheckSite(Model.OtherBatchSizes[I],
+                      "other_batch_sizes[" + std::to_string(I) + "]");
+        !Problem.empty())
+      return Problem;
+  for (const auto &[File, Digest] : Model.FileSha256)
+    if (Digest.size() != 64 ||
+        Digest.find_first_not_of("0123456789abcdef") != std::string::npos)
+      return "file_sha256 of '" + File + "' is '" + Digest +
+             "'; it must be 64 lowercase hex digits (a SHA-256)";
+  return "";
+}
+
+} // namespace
+
 std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
                                                  std::string &Error) {
   try {
@@ -370,6 +405,9 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
           Entry.second.as<std::string>();
     for (const YAML::Node &Warning : Root["warnings"])
       Model.Warnings.push_back(Warning.as<std::string>());
+    Error = impossibleValue(Model);
+    if (!Error.empty())
+      return std::nullopt;
     return Model;
   } catch (const std::exception &E) { // YAML::Exception, or out of memory
     Error = E.what();

@@ -476,7 +476,7 @@ llvm::Expected<std::optional<SavedReport>>
 loadBaseline(const CommandLineOptions &Options) {
   if (Options.Baseline.empty())
     return std::nullopt;
-  auto Baseline = readReport(Options.Baseline);
+  auto Baseline = readReport(Options.Baseline, "baseline");
   if (!Baseline)
     return Baseline.takeError();
   if (!gateBatchSize(*Baseline))

@@ -52,6 +52,9 @@ ProgramModel sampleModel() {
   Loop.StepCalls.push_back({"/src/train.cpp", 46, 5, 1040, 19, "*opt_"});
   Model.TrainingLoops.push_back(Loop);
   Model.Warnings.push_back("a warning");
+  Model.Files = {"/src/net.h", "/src/train.cpp"};
+  Model.FileSha256["/src/train.cpp"] =
+      "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
   return Model;
 }
 
@@ -75,6 +78,7 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[0].Optimizer, "");
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[1].Optimizer, "*opt_");
+  EXPECT_EQ(Read->FileSha256, Model.FileSha256);
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
@@ -94,6 +98,28 @@ TEST(ProgramModelYAMLTest, RefusesOtherSchemaVersions) {
   EXPECT_NE(Error.find("unsupported schema_version 99"), std::string::npos);
   EXPECT_FALSE(programModelFromYAML("- a list\n", Error));
   EXPECT_FALSE(programModelFromYAML("{unclosed", Error));
+}
+
+TEST(ProgramModelYAMLTest, RefusesImpossibleValues) {
+  auto ReadWith = [](const std::string &From, const std::string &To) {
+    std::string Text = programModelToYAML(sampleModel());
+    size_t At = Text.find(From);
+    EXPECT_NE(At, std::string::npos) << From;
+    Text.replace(At, From.size(), To);
+    std::string Error;
+    EXPECT_FALSE(programModelFromYAML(Text, Error)) << To;
+    return Error;
+  };
+  EXPECT_EQ(ReadWith("value: 64", "value: -5"),
+            "batch_size.value is -5; a batch size must be at least 1");
+  EXPECT_EQ(ReadWith("value: 1000", "value: 0"),
+            "other_batch_sizes[0].value is 0; a batch size must be at least 1");
+  EXPECT_EQ(ReadWith("confidence: 0.95", "confidence: .nan"),
+            "batch_size.confidence is nan; it must be from 0 to 1");
+  EXPECT_EQ(ReadWith("ba7816bf", "zz7816bf"),
+            "file_sha256 of '/src/train.cpp' is "
+            "'zz7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'"
+            "; it must be 64 lowercase hex digits (a SHA-256)");
 }
 
 } // namespace
