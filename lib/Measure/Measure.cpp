@@ -194,9 +194,15 @@ std::optional<int64_t> parseByteSize(llvm::StringRef Text) {
                {"KB", 1e3},
                {"MB", 1e6},
                {"GB", 1e9}};
-  for (const auto &U : Units)
-    if (Unit.equals_insensitive(U.Name) && (Unit == U.Name || Unit.size() > 1))
-      return int64_t(Number * U.Scale);
+  for (const auto &U : Units) {
+    if (!Unit.equals_insensitive(U.Name) || (Unit != U.Name && Unit.size() < 2))
+      continue;
+    // Past int64_t the conversion is undefined (found by test/fuzz).
+    double Bytes = Number * U.Scale;
+    if (!(Bytes < 0x1p63))
+      return std::nullopt;
+    return int64_t(Bytes);
+  }
   return std::nullopt;
 }
 

@@ -1,4 +1,5 @@
-//===- FuzzInput.h - A fuzz input as a file for the path readers -*- C++ -*-===//
+//===- FuzzInput.h - A fuzz input as a file for the path readers -*- C++
+//-*-===//
 //
 // The report, run-result and config readers take a path, as the tool does.
 // Each fuzzer writes its input to one file of its own in /dev/shm (memory,

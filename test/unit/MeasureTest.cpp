@@ -26,6 +26,8 @@ TEST(MeasureTest, ByteSizes) {
   EXPECT_FALSE(parseByteSize("lots"));
   EXPECT_FALSE(parseByteSize("12XB"));
   EXPECT_FALSE(parseByteSize(""));
+  EXPECT_FALSE(parseByteSize("99999999999GiB")) << "past int64_t";
+  EXPECT_EQ(parseByteSize("8589934591GiB"), 0x7FFFFFFFC0000000LL);
 }
 
 TEST(MeasureTest, WarnsOfOtherWorkKeepingTheCpus) {

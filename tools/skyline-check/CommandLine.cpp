@@ -17,6 +17,7 @@
 #include <boost/program_options.hpp>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -197,6 +198,24 @@ std::string findConfigFile(llvm::StringRef Start) {
   return "";
 }
 
+/// Boost's what() replaces each %name% of its message with the user's text
+/// until none is left, so a value holding its own placeholder
+/// (`--iterations=%value%`) looped forever (found by test/fuzz): the user's
+/// texts lose their '%' before what() runs. The using-declaration only
+/// names Boost's protected map of them.
+struct ErrorSubstitutions : po::error_with_option_name {
+  using po::error_with_option_name::m_substitutions;
+};
+
+std::string usageText(po::error &E) {
+  if (auto *Named = dynamic_cast<po::error_with_option_name *>(&E))
+    for (auto &Entry : Named->*&ErrorSubstitutions::m_substitutions)
+      Entry.second.erase(
+          std::remove(Entry.second.begin(), Entry.second.end(), '%'),
+          Entry.second.end());
+  return E.what();
+}
+
 /// A .skyline.yaml as `--key=value` arguments: keys are long option names,
 /// values scalars or lists of scalars (repeatable options).
 std::optional<std::vector<std::string>>
@@ -222,7 +241,9 @@ configArguments(const std::string &Path, const po::options_description &Known,
   try {
     for (const auto &Entry : Root) {
       std::string Key = Entry.first.as<std::string>();
-      if (Key == "config" || !Known.find_nothrow(Key, false)) {
+      // An empty key matches every option without a short name, and Boost
+      // throws ambiguous_option for it (found by test/fuzz).
+      if (Key.empty() || Key == "config" || !Known.find_nothrow(Key, false)) {
         Error = "unknown option '" + Key + "' in config file '" + Path +
                 "' (keys are long option names, like memory-margin)";
         return std::nullopt;
@@ -293,8 +314,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
                          ~po::command_line_style::allow_guessing)
                   .run(),
               Values);
-  } catch (const po::error &E) {
-    return UsageError{E.what()};
+  } catch (po::error &E) {
+    return UsageError{usageText(E)};
   }
 
   // The command line wins: a stored value is kept, a default is replaced.
@@ -329,15 +350,15 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
                            ~po::command_line_style::allow_guessing)
                     .run(),
                 Values);
-    } catch (const po::error &E) {
-      return UsageError{std::string(E.what()) + " (in config file '" +
-                        ConfigFile + "')"};
+    } catch (po::error &E) {
+      return UsageError{usageText(E) + " (in config file '" + ConfigFile +
+                        "')"};
     }
   }
   try {
     po::notify(Values);
-  } catch (const po::error &E) {
-    return UsageError{E.what()};
+  } catch (po::error &E) {
+    return UsageError{usageText(E)};
   }
 
   if (Values.count("help")) {
