@@ -1,4 +1,4 @@
-//===- FileHash.h - What a file held when it was read ------------*- C++ -*-===//
+//===- FileHash.h - What a file held when it was read -----------*- C++ -*-===//
 //
 // A report's offsets and lines hold only for the text they were found in:
 // the program model records each file's SHA-256, and whatever later acts on

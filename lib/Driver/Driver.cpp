@@ -5,7 +5,6 @@
 #include "skyline/Build.h"
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
-#include "skyline/FileHash.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
 #include "skyline/HtmlReport.h"
@@ -340,13 +339,12 @@ llvm::Error dropStaleFixes(const CommandLineOptions &Options,
   std::optional<std::string> Stale = whyFixesAreStale(Findings, Program);
   if (!Stale)
     return llvm::Error::success();
-  std::string Source = Program.Sources.empty()
-                           ? std::string("<source>")
-                           : Program.Sources.front();
+  std::string Source = Program.Sources.empty() ? std::string("<source>")
+                                               : Program.Sources.front();
   std::string Again = "measure again to get fix-its for the code as it is "
                       "now (skyline-check " +
-                      Source + " -p <build dir> --report=" +
-                      Options.FromReport + ")";
+                      Source +
+                      " -p <build dir> --report=" + Options.FromReport + ")";
   if (!Options.ExportFixes.empty())
     return llvm::createStringError(
         std::errc::invalid_argument,
@@ -394,7 +392,8 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     Findings.push_back(
         makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
   if (!Options.FromReport.empty())
-    if (llvm::Error E = dropStaleFixes(Options, Program, Findings, ErrPrinter)) {
+    if (llvm::Error E =
+            dropStaleFixes(Options, Program, Findings, ErrPrinter)) {
       ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
       return ExitToolError;
     }

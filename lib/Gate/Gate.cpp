@@ -246,20 +246,17 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
             .str();
     return Verdict;
   }
-  {
-    Verdict.MemoryChange = double(PeakNow) / double(Then->PeakBytes) - 1;
-    if (*Verdict.MemoryChange > Options.MaxMemoryGrowth) {
-      Verdict.Regressed = true;
-      Verdict.Findings.push_back(regression(
-          "skyline-memory-regression", At,
-          llvm::formatv("peak memory at batch size {0} grew {1} against the "
-                        "baseline ({2} -> "
-                        "{3}; allowed {4})",
-                        *BatchSize, formatShare(*Verdict.MemoryChange),
-                        formatBytes(Then->PeakBytes), formatBytes(PeakNow),
-                        formatShare(Options.MaxMemoryGrowth))
-              .str()));
-    }
+  Verdict.MemoryChange = double(PeakNow) / double(Then->PeakBytes) - 1;
+  if (*Verdict.MemoryChange > Options.MaxMemoryGrowth) {
+    Verdict.Regressed = true;
+    Verdict.Findings.push_back(regression(
+        "skyline-memory-regression", At,
+        llvm::formatv("peak memory at batch size {0} grew {1} against the "
+                      "baseline ({2} -> {3}; allowed {4})",
+                      *BatchSize, formatShare(*Verdict.MemoryChange),
+                      formatBytes(Then->PeakBytes), formatBytes(PeakNow),
+                      formatShare(Options.MaxMemoryGrowth))
+            .str()));
   }
   return Verdict;
 }

@@ -199,8 +199,8 @@ llvm::Error OutputTransaction::commit() {
   // Everything is written before anything is replaced: a full disk or a
   // path that changed kind since the start leaves every output as it was.
   for (size_t I = 0; I < Files.size(); ++I) {
-    llvm::Error E = checkOutputDirectory(Files[I].Output.Path,
-                                         Files[I].Output.Option);
+    llvm::Error E =
+        checkOutputDirectory(Files[I].Output.Path, Files[I].Output.Option);
     if (!E)
       E = checkWritableKind(Files[I].Output);
     if (!E)

@@ -177,8 +177,9 @@ TEST(GateTest, TheBaselinesBatchSizeIsCompared) {
 
 TEST(GateTest, NothingComparableNeverPasses) {
   // The current report has no runs at all.
-  EXPECT_THAT(compareWithBaseline(baseline(), current({}), At, {}).CannotCompare,
-              HasSubstr("this run has no run at the baseline's batch size 64"));
+  EXPECT_THAT(
+      compareWithBaseline(baseline(), current({}), At, {}).CannotCompare,
+      HasSubstr("this run has no run at the baseline's batch size 64"));
   // Impossible times on the current side: NaN, infinite, zero, negative.
   for (double Bad : {std::nan(""), HUGE_VAL, 0.0, -10.0}) {
     GateVerdict V = compareWithBaseline(
@@ -194,28 +195,28 @@ TEST(GateTest, NothingComparableNeverPasses) {
   // A baseline with no runs, or none valid at its size.
   SavedReport Empty = baseline();
   Empty.Measured.Runs.clear();
-  EXPECT_EQ(compareWithBaseline(Empty, current({run(64, 10.0, 1000000)}), At,
-                                {})
-                .CannotCompare,
-            "the baseline has no run at its batch size 64 with a valid time (a "
-            "finite median above 0 ms)");
+  EXPECT_EQ(
+      compareWithBaseline(Empty, current({run(64, 10.0, 1000000)}), At, {})
+          .CannotCompare,
+      "the baseline has no run at its batch size 64 with a valid time (a "
+      "finite median above 0 ms)");
   // A non-positive peak on either side compares nothing.
   SavedReport NoPeak = baseline();
   NoPeak.Measured.Runs.front().PeakBytes = 0;
-  EXPECT_EQ(compareWithBaseline(NoPeak, current({run(64, 10.0, 1000000)}), At,
-                                {})
-                .CannotCompare,
-            "the baseline's peak memory at batch size 64 is 0 bytes, not a "
-            "measurement");
+  EXPECT_EQ(
+      compareWithBaseline(NoPeak, current({run(64, 10.0, 1000000)}), At, {})
+          .CannotCompare,
+      "the baseline's peak memory at batch size 64 is 0 bytes, not a "
+      "measurement");
   EXPECT_EQ(
       compareWithBaseline(baseline(), current({run(64, 10.0, -5)}), At, {})
           .CannotCompare,
       "this run's peak memory at batch size 64 is -5 bytes, not a "
       "measurement");
   // What can be compared says nothing of the kind.
-  EXPECT_TRUE(compareWithBaseline(baseline(), current({run(64, 10.0, 1000000)}),
-                                  At, {})
-                  .CannotCompare.empty());
+  EXPECT_TRUE(
+      compareWithBaseline(baseline(), current({run(64, 10.0, 1000000)}), At, {})
+          .CannotCompare.empty());
 }
 
 TEST(GateTest, ABaselineOfAnotherProgramIsNamed) {

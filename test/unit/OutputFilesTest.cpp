@@ -47,9 +47,10 @@ protected:
       ++Files;
     return Files;
   }
-  std::string check(const std::string &Output, const char *Option = "--report") {
-    llvm::Error E = checkOutputPaths({{Option, Output}},
-                                     {{"source", path("train.cpp")}});
+  std::string check(const std::string &Output,
+                    const char *Option = "--report") {
+    llvm::Error E =
+        checkOutputPaths({{Option, Output}}, {{"source", path("train.cpp")}});
     return E ? llvm::toString(std::move(E)) : "";
   }
 
@@ -87,8 +88,7 @@ TEST_F(OutputFilesTest, OnlyRegularFilesOrNewPathsAreWritten) {
   EXPECT_THAT(check(path("dir/")), HasSubstr("it names a directory"));
   ASSERT_EQ(mkfifo(path("fifo").c_str(), 0600), 0);
   EXPECT_THAT(check(path("fifo")), HasSubstr("it is a FIFO"));
-  ASSERT_FALSE(
-      llvm::sys::fs::create_link(path("train.cpp"), path("link.cpp")));
+  ASSERT_FALSE(llvm::sys::fs::create_link(path("train.cpp"), path("link.cpp")));
   EXPECT_THAT(check(path("link.cpp")), HasSubstr("it is a symbolic link"));
   EXPECT_THAT(check(path("missing/report.yaml")),
               HasSubstr("directory '" + path("missing") + "' does not exist"));
@@ -177,8 +177,7 @@ TEST_F(WorkDirectoryTest, ANewOrEmptyDirectoryIsClaimedAndMarked) {
   ASSERT_FALSE(bool(claimWorkDirectory(New))) << "claimed again";
   ASSERT_FALSE(llvm::sys::fs::create_directory(path("empty")));
   ASSERT_FALSE(bool(claimWorkDirectory(path("empty"))));
-  EXPECT_TRUE(
-      llvm::sys::fs::exists(path("empty") + "/" + WorkDirectoryMarker));
+  EXPECT_TRUE(llvm::sys::fs::exists(path("empty") + "/" + WorkDirectoryMarker));
 }
 
 TEST_F(WorkDirectoryTest, TheUsersProjectIsNeverAWorkDirectory) {
