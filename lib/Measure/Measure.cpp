@@ -3,6 +3,7 @@
 #include "skyline/Measure.h"
 
 #include "skyline/InputFile.h"
+#include "skyline/MeasuredRunYAML.h"
 #include "skyline/Process.h"
 #include "skyline/Units.h"
 #include "skyline/YamlFields.h"
@@ -385,19 +386,7 @@ namespace {
 /// measurement writes this file, and a value no run gives (NaN, a negative
 /// time) would reach the fits and the gate.
 void readRunFigures(const YamlFields &Root, MeasuredRun &Run) {
-  YamlFields Ms = Root.sub("iteration_ms");
-  Run.IterationMs = {Ms.number<double>("median", Least::Zero),
-                     Ms.number<double>("mean", Least::Zero),
-                     Ms.number<double>("stddev", Least::Zero),
-                     Ms.number<double>("min", Least::Zero),
-                     Ms.number<double>("max", Least::Zero)};
-  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
-    throw BadValue{Ms.key("median"),
-                   "is " + quotedValue(Ms["median"]) +
-                       "; it must be a finite number above 0 in a run that "
-                       "fit and measured " +
-                       std::to_string(Run.Iterations) + " iterations"};
-  Run.Throughput = Root.number<double>("throughput", Least::Zero);
+  readIterationTimes(Root, Run);
   Run.PeakBytes = Root.number<int64_t>("peak_bytes", Least::Zero);
   Root.forEachEntry("peak_bytes_by_phase", [&](const std::string &Phase,
                                                const YAML::Node &Bytes,

@@ -2,6 +2,8 @@
 
 #include "skyline/RunReport.h"
 
+#include "skyline/MeasuredRunYAML.h"
+
 #include "skyline/InputFile.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/Units.h"
@@ -445,21 +447,7 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
 namespace {
 
 void readTimes(const YamlFields &Node, MeasuredRun &Run) {
-  YamlFields Ms = Node.sub("iteration_ms");
-  Run.IterationMs = {Ms.number<double>("median", Least::Zero),
-                     Ms.number<double>("mean", Least::Zero),
-                     Ms.number<double>("stddev", Least::Zero),
-                     Ms.number<double>("min", Least::Zero),
-                     Ms.number<double>("max", Least::Zero)};
-  // A run that fit and measured iterations took time; a 0 would divide
-  // the throughput and the fits by nothing.
-  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
-    throw BadValue{Ms.key("median"),
-                   "is " + quotedValue(Ms["median"]) +
-                       "; it must be a finite number above 0 in a run that "
-                       "fit and measured " +
-                       std::to_string(Run.Iterations) + " iterations"};
-  Run.Throughput = Node.number<double>("throughput", Least::Zero);
+  readIterationTimes(Node, Run);
   YamlFields Split = Node.sub("time_split_ms");
   for (const char *Phase :
        {"data", "forward", "backward", "optimizer", "other"})
