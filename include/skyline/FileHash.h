@@ -8,6 +8,8 @@
 #ifndef SKYLINE_FILEHASH_H
 #define SKYLINE_FILEHASH_H
 
+#include "skyline/InputFile.h"
+
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -22,7 +24,7 @@ std::string sha256Hex(llvm::StringRef Text);
 /// The SHA-256 of the file's contents; none unless it is a regular file of
 /// at most MaxBytes that reads.
 std::optional<std::string> sha256OfFile(llvm::StringRef Path,
-                                        uint64_t MaxBytes = uint64_t(64) << 20);
+                                        uint64_t MaxBytes = MaxSourceBytes);
 
 } // namespace skyline
 

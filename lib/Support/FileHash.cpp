@@ -2,9 +2,9 @@
 
 #include "skyline/FileHash.h"
 
+#include "skyline/InputFile.h"
+
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SHA256.h"
 
 namespace skyline {
@@ -16,18 +16,14 @@ std::string sha256Hex(llvm::StringRef Text) {
 
 std::optional<std::string> sha256OfFile(llvm::StringRef Path,
                                         uint64_t MaxBytes) {
-  // From its status first: a report can name any path, and opening a FIFO
+  // Through InputFile: a report can name any path, and opening a FIFO
   // blocks, reading a device never ends.
-  llvm::sys::fs::file_status Status;
-  if (llvm::sys::fs::status(Path, Status) ||
-      Status.type() != llvm::sys::fs::file_type::regular_file ||
-      Status.getSize() > MaxBytes)
+  llvm::Expected<std::string> Text = readInputFile(Path, "file", MaxBytes);
+  if (!Text) {
+    llvm::consumeError(Text.takeError());
     return std::nullopt;
-  auto Buffer = llvm::MemoryBuffer::getFile(Path, /*IsText=*/false,
-                                            /*RequiresNullTerminator=*/false);
-  if (!Buffer)
-    return std::nullopt;
-  return sha256Hex((*Buffer)->getBuffer());
+  }
+  return sha256Hex(*Text);
 }
 
 } // namespace skyline
