@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 using namespace skyline;
 
@@ -164,6 +165,77 @@ TEST(CommandLineTest, ConfigFileDefaultsAndTheCommandLineWins) {
   EXPECT_DOUBLE_EQ(Options->Rules.HotLayerShare, 0.40);
   EXPECT_EQ(Options->Measure.RunArgs,
             (std::vector<std::string>{"--epochs", "1"}));
+}
+
+TEST(CommandLineTest, DefaultsAreTheOptionStructsDefaults) {
+  // The option table and the structs each state the defaults; they agree.
+  auto Parsed = parse({"a.cpp"});
+  auto *Options = std::get_if<CommandLineOptions>(&Parsed);
+  ASSERT_TRUE(Options);
+  const CommandLineOptions Defaults;
+  const MeasureOptions &M = Options->Measure, &DM = Defaults.Measure;
+  EXPECT_EQ(M.MemoryBudget, DM.MemoryBudget);
+  EXPECT_EQ(M.MaxRuns, DM.MaxRuns);
+  EXPECT_EQ(M.MemoryMargin, DM.MemoryMargin);
+  EXPECT_EQ(M.Warmup, DM.Warmup);
+  EXPECT_EQ(M.TimingRuns, DM.TimingRuns);
+  EXPECT_EQ(M.Iterations, DM.Iterations);
+  EXPECT_EQ(M.MinIterations, DM.MinIterations);
+  EXPECT_EQ(M.Tolerance, DM.Tolerance);
+  EXPECT_EQ(M.TimeBudgetSeconds, DM.TimeBudgetSeconds);
+  EXPECT_EQ(M.Breakdown, DM.Breakdown);
+  EXPECT_EQ(M.BreakdownIterations, DM.BreakdownIterations);
+  EXPECT_EQ(M.RunTimeoutSeconds, DM.RunTimeoutSeconds);
+  EXPECT_EQ(M.Device, DM.Device);
+  EXPECT_EQ(M.Malloc, DM.Malloc);
+  const ModelOptions &Model = Options->Rules.Model;
+  EXPECT_EQ(Model.MemoryMargin, Defaults.Rules.Model.MemoryMargin);
+  EXPECT_EQ(Model.RoundTo, Defaults.Rules.Model.RoundTo);
+  EXPECT_EQ(Model.ThroughputSlack, Defaults.Rules.Model.ThroughputSlack);
+  EXPECT_EQ(Model.MinGain, Defaults.Rules.Model.MinGain);
+  EXPECT_EQ(Options->Rules.HotLayerShare, Defaults.Rules.HotLayerShare);
+  EXPECT_EQ(Options->Gate.MaxThroughputDrop, Defaults.Gate.MaxThroughputDrop);
+  EXPECT_EQ(Options->Gate.MaxMemoryGrowth, Defaults.Gate.MaxMemoryGrowth);
+  EXPECT_EQ(Options->Gate.Repeats, Defaults.Gate.Repeats);
+  EXPECT_EQ(Options->Format, Defaults.Format);
+}
+
+TEST(CommandLineTest, AnalyzeOnlyRefusesWhatNeedsMeasurements) {
+  for (const char *Option : {"--sarif=x", "--html=x", "--baseline=x",
+                             "--report=x", "--what-if-batch-size=8"}) {
+    auto Parsed = parse({"a.cpp", "--analyze-only", Option});
+    auto *Error = std::get_if<UsageError>(&Parsed);
+    ASSERT_TRUE(Error) << Option;
+    std::string Name(Option, std::strchr(Option, '=') - Option);
+    EXPECT_EQ(Error->Message,
+              Name + " needs measurements: drop --analyze-only, or use "
+                     "--from-report");
+  }
+}
+
+TEST(CommandLineTest, AFoundConfigFileNamesNoOutput) {
+  std::string Dir = ::testing::TempDir() + "skyline-config-output-test";
+  std::string Mkdir = "mkdir -p " + Dir;
+  ASSERT_EQ(std::system(Mkdir.c_str()), 0);
+  std::string Config = Dir + "/.skyline.yaml";
+  std::string Source = Dir + "/train.cpp";
+  std::string ConfigOption = "--config=" + Config;
+  for (const char *Output : {"export-fixes", "report", "sarif", "html"}) {
+    std::FILE *Out = std::fopen(Config.c_str(), "w");
+    ASSERT_TRUE(Out);
+    std::fprintf(Out, "round-to: 16\n%s: out.x\n", Output);
+    std::fclose(Out);
+    auto Found = parse({Source.c_str()});
+    auto *Error = std::get_if<UsageError>(&Found);
+    ASSERT_TRUE(Error) << Output;
+    EXPECT_NE(Error->Message.find(std::string("names an output (--") + Output +
+                                  "=out.x)"),
+              std::string::npos)
+        << Error->Message;
+    // Named on the command line, the file may say where to write.
+    auto Named = parse({Source.c_str(), ConfigOption.c_str()});
+    EXPECT_TRUE(std::holds_alternative<CommandLineOptions>(Named)) << Output;
+  }
 }
 
 TEST(CommandLineTest, HelpAndVersion) {
