@@ -12,7 +12,7 @@
 #define SKYLINE_GATE_H
 
 #include "skyline/Findings.h"
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 #include "skyline/RunReport.h"
 
 #include "llvm/ADT/ArrayRef.h"

@@ -11,7 +11,7 @@
 #define SKYLINE_HTMLREPORT_H
 
 #include "skyline/Findings.h"
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 #include "skyline/Model.h"
 #include "skyline/Units.h"
 

@@ -12,6 +12,7 @@
 #ifndef SKYLINE_INSTRUMENT_H
 #define SKYLINE_INSTRUMENT_H
 
+#include "skyline/Measurement.h"
 #include "skyline/ProgramModel.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -22,14 +23,6 @@
 #include <vector>
 
 namespace skyline {
-
-/// One module call site the runtime attributes time and memory to.
-struct ScopeEntry {
-  int Id = 0;
-  std::string Module;
-  std::string File;
-  unsigned Line = 0;
-};
 
 /// A change to one file: remove Length bytes at Offset, insert Text there.
 struct Insertion {

@@ -1,39 +1,35 @@
-//===- MeasuredRunYAML.h - A run's fields for both readers ------*- C++ -*-===//
+//===- MeasuredRunYAML.h - A measured run, read and written -----*- C++ -*-===//
 //
-// A measured run's times are written twice, by the runtime into its result
-// file and by the report, and read back from both: the keys and their
-// checks are here once, for both readers.
+// A measured run is read from two files: the result file the runtime writes
+// at the end of a run (its keys and names are runtime/RunFormat.h's), and
+// the report's runs, which the report also writes. Both are here, with the
+// checks they share, so a run's fields are named and checked once.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_MEASUREDRUNYAML_H
 #define SKYLINE_MEASUREDRUNYAML_H
 
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 #include "skyline/YamlFields.h"
 
-#include <string>
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace YAML {
+class Emitter;
+} // namespace YAML
 
 namespace skyline {
 
-/// iteration_ms and throughput, checked: a run that fit and measured
-/// iterations took time, and a 0 would divide the throughput and the fits
-/// by nothing. Reads Run.OutOfMemory and Run.Iterations, so call it after
-/// them. Throws BadValue.
-inline void readIterationTimes(const YamlFields &Node, MeasuredRun &Run) {
-  YamlFields Ms = Node.sub("iteration_ms");
-  Run.IterationMs = {Ms.number<double>("median", Least::Zero),
-                     Ms.number<double>("mean", Least::Zero),
-                     Ms.number<double>("stddev", Least::Zero),
-                     Ms.number<double>("min", Least::Zero),
-                     Ms.number<double>("max", Least::Zero)};
-  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
-    throw BadValue{Ms.key("median"),
-                   "is " + quotedValue(Ms["median"]) +
-                       "; it must be a finite number above 0 in a run that "
-                       "fit and measured " +
-                       std::to_string(Run.Iterations) + " iterations"};
-  Run.Throughput = Node.number<double>("throughput", Least::Zero);
-}
+/// Reads a result file the runtime wrote, within RunResultLimits; every
+/// value is checked, and an error names the file and the key.
+llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path);
+
+/// Writes one run of the report (docs/report.md).
+void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run);
+
+/// Reads one run of the report. Throws BadValue.
+MeasuredRun readReportRun(const YamlFields &Node);
 
 } // namespace skyline
 

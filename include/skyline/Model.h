@@ -11,7 +11,7 @@
 #ifndef SKYLINE_MODEL_H
 #define SKYLINE_MODEL_H
 
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"

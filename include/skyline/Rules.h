@@ -10,7 +10,7 @@
 #define SKYLINE_RULES_H
 
 #include "skyline/Findings.h"
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 #include "skyline/Model.h"
 #include "skyline/ProgramModel.h"
 

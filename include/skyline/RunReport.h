@@ -9,8 +9,7 @@
 #ifndef SKYLINE_RUNREPORT_H
 #define SKYLINE_RUNREPORT_H
 
-#include "skyline/Instrument.h"
-#include "skyline/Measure.h"
+#include "skyline/Measurement.h"
 #include "skyline/Model.h"
 #include "skyline/ProgramModel.h"
 

@@ -10,6 +10,8 @@
 #ifndef SKYLINE_YAMLFIELDS_H
 #define SKYLINE_YAMLFIELDS_H
 
+#include "skyline/runtime/RunFormat.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
@@ -143,6 +145,36 @@ private:
   YAML::Node Node;
   std::string Where;
 };
+
+/// "a, b or c": the names a value of Enum (runtime/RunFormat.h) may take.
+template <typename Enum> std::string namesOf() {
+  std::string Names;
+  const size_t Count = std::size(rt::EnumNames<Enum>::Names);
+  for (size_t I = 0; I < Count; ++I) {
+    Names += I == 0 ? "" : I + 1 == Count ? " or " : ", ";
+    Names += rt::EnumNames<Enum>::Names[I];
+  }
+  return Names;
+}
+
+/// The enumerator Value names. Throws BadValue.
+template <typename Enum>
+Enum checkedName(const YAML::Node &Value, const std::string &Key) {
+  std::string Name = convertValue<std::string>(Value, Key);
+  if (std::optional<Enum> Known = rt::fromName<Enum>(Name))
+    return *Known;
+  throw BadValue{Key, "is " + quotedValue(Value) + "; it must be " +
+                          namesOf<Enum>()};
+}
+
+/// The named value at Name; none where the key is absent (an older file).
+template <typename Enum>
+std::optional<Enum> optionalName(const YamlFields &Node, const char *Name) {
+  YAML::Node Value = Node[Name];
+  if (!Value || Value.IsNull())
+    return std::nullopt;
+  return checkedName<Enum>(Value, Node.key(Name));
+}
 
 } // namespace skyline
 

@@ -113,7 +113,7 @@ void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
     Verdict.Findings.push_back(std::move(F));
   };
   Mismatch("LibTorch", Baseline.TorchVersion, Current.TorchVersion);
-  Mismatch("device", Baseline.DeviceType, Current.DeviceType);
+  Mismatch("device", nameOf(Baseline.Device), nameOf(Current.Device));
   Mismatch("device name", Baseline.DeviceName, Current.DeviceName);
   Mismatch("threads", Baseline.Threads ? std::to_string(Baseline.Threads) : "",
            Current.Threads ? std::to_string(Current.Threads) : "");

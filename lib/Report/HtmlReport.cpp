@@ -482,7 +482,7 @@ private:
     }
     const Measurement &M = *In.Measured;
     OS << "<p class=\"env\">Device: <span id=\"device\">"
-       << escapeHtml(M.DeviceType) << " (" << escapeHtml(M.DeviceName)
+       << escapeHtml(nameOf(M.Device)) << " (" << escapeHtml(M.DeviceName)
        << ")</span> &middot; LibTorch "
        << escapeHtml(M.TorchVersion.empty() ? "version not known"
                                             : M.TorchVersion);
@@ -839,7 +839,7 @@ private:
       OS << fmt("<rect class=\"kind k%u\" x=\"%.1f\" y=\"4\" width=\"%.1f\" "
                 "height=\"32\">",
                 Index++ % 8, X, W)
-         << "<title>" << escapeHtml(Kind) << ": " << formatBytes(Bytes)
+         << "<title>" << escapeHtml(nameOf(Kind)) << ": " << formatBytes(Bytes)
          << "</title></rect>\n";
       X += W;
     }
@@ -848,8 +848,8 @@ private:
     Index = 0;
     for (const auto &[Kind, Bytes] : Run->Memory)
       OS << "<tr><td><span class=\"key swatch k" << Index++ % 8 << "\"></span>"
-         << escapeHtml(Kind) << "</td><td class=\"num\">" << formatBytes(Bytes)
-         << "</td><td class=\"num\">"
+         << escapeHtml(nameOf(Kind)) << "</td><td class=\"num\">"
+         << formatBytes(Bytes) << "</td><td class=\"num\">"
          << formatPercent(double(std::max<int64_t>(0, Bytes)) / double(Total))
          << "</td></tr>\n";
     OS << "</table>\n</section>\n";
@@ -881,7 +881,7 @@ private:
           "<th>type</th><th>location</th><th class=\"num\">forward ms</th>"
           "<th class=\"num\">backward ms</th>"
        << (!Gpu ? ""
-           : Run->GpuMsSource == "cuda_events"
+           : Run->GpuMsSource == GpuTimeSource::CudaEvents
                ? "<th class=\"num\">GPU ms "
                  "(CUDA events)</th>"
                : "<th class=\"num\">GPU ms</th>")

@@ -85,9 +85,9 @@ void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
 
 void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
                    llvm::raw_ostream &OS) {
-  OS << "device: " << M.DeviceType;
+  OS << "device: " << nameOf(M.Device);
   if (!M.DeviceName.empty() &&
-      !llvm::StringRef(M.DeviceName).equals_insensitive(M.DeviceType))
+      !llvm::StringRef(M.DeviceName).equals_insensitive(nameOf(M.Device)))
     OS << " (" << M.DeviceName << ")";
   if (M.Threads > 0)
     OS << ", " << M.Threads << " threads";
@@ -128,13 +128,13 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
     if (!Run->Memory.empty()) {
       OS << "peak memory at batch size " << Run->BatchSize << ":";
       for (const auto &[Kind, Bytes] : Run->Memory)
-        OS << " " << Kind << " " << formatBytes(Bytes);
+        OS << " " << nameOf(Kind) << " " << formatBytes(Bytes);
       OS << "\n";
     }
     if (!Run->TimeSplitMs.empty()) {
       OS << "iteration time at batch size " << Run->BatchSize << ":";
-      for (const auto &[Phase, Ms] : Run->TimeSplitMs)
-        OS << llvm::format(" %s %.2f ms", Phase.c_str(), Ms);
+      for (const auto &[Part, Ms] : Run->TimeSplitMs)
+        OS << llvm::format(" %s %.2f ms", nameOf(Part), Ms);
       OS << "\n";
     }
     printLayers(*Run, OS);
@@ -224,93 +224,6 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-void emitRun(YAML::Emitter &Out, const MeasuredRun &Run) {
-  Out << YAML::BeginMap;
-  Out << YAML::Key << "batch_size" << YAML::Value << Run.BatchSize;
-  Out << YAML::Key << "oom" << YAML::Value << Run.OutOfMemory;
-  Out << YAML::Key << "iterations" << YAML::Value << Run.Iterations;
-  Out << YAML::Key << "iteration_ms" << YAML::Value << YAML::Flow
-      << YAML::BeginMap << YAML::Key << "median" << YAML::Value
-      << Run.IterationMs.Median << YAML::Key << "mean" << YAML::Value
-      << Run.IterationMs.Mean << YAML::Key << "stddev" << YAML::Value
-      << Run.IterationMs.Stddev << YAML::Key << "min" << YAML::Value
-      << Run.IterationMs.Min << YAML::Key << "max" << YAML::Value
-      << Run.IterationMs.Max << YAML::EndMap;
-  Out << YAML::Key << "throughput" << YAML::Value << Run.Throughput;
-  Out << YAML::Key << "time_split_ms" << YAML::Value << YAML::Flow
-      << YAML::BeginMap;
-  for (const auto &[Phase, Ms] : Run.TimeSplitMs)
-    Out << YAML::Key << Phase << YAML::Value << Ms;
-  Out << YAML::EndMap;
-  Out << YAML::Key << "peak_bytes" << YAML::Value << Run.PeakBytes;
-  Out << YAML::Key << "memory" << YAML::Value << YAML::Flow << YAML::BeginMap;
-  for (const auto &[Kind, Bytes] : Run.Memory)
-    Out << YAML::Key << Kind << YAML::Value << Bytes;
-  Out << YAML::EndMap;
-  Out << YAML::Key << "peak_bytes_by_phase" << YAML::Value << YAML::Flow
-      << YAML::BeginMap;
-  for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
-    Out << YAML::Key << Phase << YAML::Value << Bytes;
-  Out << YAML::EndMap;
-  Out << YAML::Key << "layers" << YAML::Value << YAML::BeginSeq;
-  for (const LayerMeasure &Layer : Run.Layers) {
-    Out << YAML::Flow << YAML::BeginMap;
-    Out << YAML::Key << "name" << YAML::Value
-        << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
-    Out << YAML::Key << "type" << YAML::Value << Layer.Type;
-    Out << YAML::Key << "file" << YAML::Value << Layer.File;
-    Out << YAML::Key << "line" << YAML::Value << Layer.Line;
-    Out << YAML::Key << "forward_ms" << YAML::Value << Layer.ForwardMs;
-    Out << YAML::Key << "backward_ms" << YAML::Value << Layer.BackwardMs;
-    if (Layer.GpuMs >= 0)
-      Out << YAML::Key << "gpu_ms" << YAML::Value << Layer.GpuMs;
-    Out << YAML::Key << "activation_bytes" << YAML::Value
-        << Layer.ActivationBytes;
-    // Unknown where the run has no memory kinds (it ended early).
-    if (!Run.Memory.empty())
-      Out << YAML::Key << "weight_bytes" << YAML::Value << Layer.WeightBytes;
-    Out << YAML::Key << "scope" << YAML::Value << Layer.Scope;
-    Out << YAML::EndMap;
-  }
-  Out << YAML::EndSeq;
-  Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;
-  Out << YAML::Key << "ended_early" << YAML::Value << Run.EndedEarly;
-  if (Run.IterationsAsked)
-    Out << YAML::Key << "iterations_asked" << YAML::Value
-        << Run.IterationsAsked;
-  if (!Run.Stopped.empty())
-    Out << YAML::Key << "stopped" << YAML::Value << Run.Stopped;
-  if (Run.EpochEndIterations)
-    Out << YAML::Key << "epoch_end_iterations" << YAML::Value
-        << Run.EpochEndIterations;
-  if (Run.EpochIterations)
-    Out << YAML::Key << "epoch_iterations" << YAML::Value
-        << Run.EpochIterations;
-  if (Run.DatasetSamples)
-    Out << YAML::Key << "dataset_size" << YAML::Value << Run.DatasetSamples;
-  if (Run.DatasetsGcd && Run.DatasetsGcd != Run.DatasetSamples)
-    Out << YAML::Key << "datasets_gcd" << YAML::Value << Run.DatasetsGcd;
-  if (!Run.GpuMsSource.empty())
-    Out << YAML::Key << "gpu_ms_source" << YAML::Value << Run.GpuMsSource;
-  if (Run.DynamicMallocMs > 0)
-    Out << YAML::Key << "dynamic_malloc_ms" << YAML::Value
-        << Run.DynamicMallocMs;
-  if (!Run.TimingRunMedians.empty())
-    Out << YAML::Key << "timing_runs" << YAML::Value << YAML::Flow
-        << Run.TimingRunMedians;
-  Out << YAML::Key << "breakdown" << YAML::Value;
-  if (Run.Breakdown)
-    Out << YAML::Flow << YAML::BeginMap << YAML::Key << "iterations"
-        << YAML::Value << Run.Breakdown->Iterations << YAML::Key
-        << "iteration_ms" << YAML::Value << Run.Breakdown->IterationMs
-        << YAML::Key << "wall_seconds" << YAML::Value
-        << Run.Breakdown->WallSeconds << YAML::Key << "ended_early"
-        << YAML::Value << Run.Breakdown->EndedEarly << YAML::EndMap;
-  else
-    Out << YAML::Null;
-  Out << YAML::EndMap;
-}
 
 void emitFit(YAML::Emitter &Out, const char *Key,
              const std::optional<LinearFit> &Fit, const std::string &Problem) {
@@ -408,7 +321,7 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
     Out << YAML::Key << "glibc_tunables" << YAML::Value << M.GlibcTunables;
   Out << YAML::EndMap;
   Out << YAML::Key << "device" << YAML::Value << YAML::BeginMap;
-  Out << YAML::Key << "type" << YAML::Value << M.DeviceType;
+  Out << YAML::Key << "type" << YAML::Value << nameOf(M.Device);
   Out << YAML::Key << "name" << YAML::Value << M.DeviceName;
   Out << YAML::Key << "memory_capacity_bytes" << YAML::Value
       << M.MemoryCapacityBytes;
@@ -430,7 +343,7 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
     Out << YAML::Key << "first_failure" << YAML::Value << M.FirstFailure;
   Out << YAML::Key << "runs" << YAML::Value << YAML::BeginSeq;
   for (const MeasuredRun &Run : M.Runs)
-    emitRun(Out, Run);
+    emitReportRun(Out, Run);
   Out << YAML::EndSeq;
   Out << YAML::Key << "problems" << YAML::Value << YAML::BeginSeq;
   for (const std::string &Problem : M.Problems)
@@ -446,87 +359,6 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
 
 namespace {
 
-void readTimes(const YamlFields &Node, MeasuredRun &Run) {
-  readIterationTimes(Node, Run);
-  YamlFields Split = Node.sub("time_split_ms");
-  for (const char *Phase :
-       {"data", "forward", "backward", "optimizer", "other"})
-    if (Split[Phase])
-      Run.TimeSplitMs.push_back(
-          {Phase, Split.number<double>(Phase, Least::Zero)});
-  Node.forEach("timing_runs",
-               [&](const YAML::Node &Median, const std::string &Key) {
-                 Run.TimingRunMedians.push_back(
-                     checkedNumber<double>(Median, Key, Least::Zero));
-               });
-  Run.WallSeconds = Node.number<double>("wall_seconds", Least::Zero);
-  Run.DynamicMallocMs = Node.number<double>("dynamic_malloc_ms", Least::Zero);
-}
-
-void readMemory(const YamlFields &Node, MeasuredRun &Run) {
-  Run.PeakBytes = Node.number<int64_t>("peak_bytes", Least::Zero);
-  YamlFields Memory = Node.sub("memory");
-  for (const char *Kind : {"weights", "gradients", "optimizer_state",
-                           "activations", "data", "temporaries", "untracked"})
-    if (Memory[Kind])
-      Run.Memory.push_back({Kind, Memory.number<int64_t>(Kind, Least::Zero)});
-  Node.forEachEntry("peak_bytes_by_phase", [&](const std::string &Phase,
-                                               const YAML::Node &Bytes,
-                                               const std::string &Key) {
-    Run.PeakBytesByPhase.push_back(
-        {Phase, checkedNumber<int64_t>(Bytes, Key, Least::Zero)});
-  });
-}
-
-LayerMeasure readLayer(const YamlFields &Row) {
-  LayerMeasure Layer;
-  Layer.Name = Row.get<std::string>("name");
-  if (Layer.Name == "(unscoped)")
-    Layer.Name.clear();
-  Layer.Type = Row.get<std::string>("type");
-  Layer.File = Row.get<std::string>("file");
-  Layer.Line = Row.get<unsigned>("line");
-  Layer.ForwardMs = Row.number<double>("forward_ms", Least::Zero);
-  Layer.BackwardMs = Row.number<double>("backward_ms", Least::Zero);
-  Layer.GpuMs = Row.number<double>("gpu_ms", Least::Zero, -1);
-  Layer.ActivationBytes = Row.number<int64_t>("activation_bytes", Least::Zero);
-  Layer.WeightBytes = Row.number<int64_t>("weight_bytes", Least::Zero);
-  Layer.Scope = Row.get<int>("scope", -1);
-  return Layer;
-}
-
-MeasuredRun readRun(const YamlFields &Node) {
-  MeasuredRun Run;
-  if (!Node["batch_size"])
-    throw BadValue{Node.key("batch_size"), "is missing; every run has one"};
-  Run.BatchSize = Node.number<int64_t>("batch_size", Least::One);
-  Run.OutOfMemory = Node.get<bool>("oom");
-  Run.Iterations = Node.get<unsigned>("iterations");
-  readTimes(Node, Run);
-  readMemory(Node, Run);
-  Node.forEach("layers", [&](const YAML::Node &Row, const std::string &Key) {
-    Run.Layers.push_back(readLayer(YamlFields(Row, Key)));
-  });
-  Run.EndedEarly = Node.get<bool>("ended_early");
-  Run.IterationsAsked = Node.get<unsigned>("iterations_asked");
-  Run.Stopped = Node.get<std::string>("stopped");
-  Run.EpochEndIterations = Node.get<unsigned>("epoch_end_iterations");
-  Run.EpochIterations = Node.get<unsigned>("epoch_iterations");
-  Run.DatasetSamples = Node.number<int64_t>("dataset_size", Least::Zero);
-  Run.DatasetsGcd =
-      Node.number<int64_t>("datasets_gcd", Least::Zero, Run.DatasetSamples);
-  Run.GpuMsSource = Node.get<std::string>("gpu_ms_source");
-  if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
-    YamlFields Breakdown(B, Node.key("breakdown"));
-    Run.Breakdown =
-        BreakdownRun{Breakdown.get<unsigned>("iterations"),
-                     Breakdown.number<double>("iteration_ms", Least::Zero),
-                     Breakdown.number<double>("wall_seconds", Least::Zero),
-                     Breakdown.get<bool>("ended_early")};
-  }
-  return Run;
-}
-
 llvm::Error notAReport(llvm::StringRef Path, const std::string &Why) {
   return llvm::createStringError(
       std::errc::invalid_argument,
@@ -539,7 +371,7 @@ void readEnvironment(const YamlFields &Root, SavedReport &Report) {
   Measurement &M = Report.Measured;
   Report.SkylineVersion = Root.get<std::string>("skyline_version");
   YamlFields Device = Root.sub("device");
-  M.DeviceType = Device.get<std::string>("type", "cpu");
+  M.Device = optionalName<DeviceType>(Device, "type").value_or(DeviceType::CPU);
   M.DeviceName = Device.get<std::string>("name");
   M.MemoryCapacityBytes =
       Device.number<int64_t>("memory_capacity_bytes", Least::AboveZero);
@@ -574,7 +406,7 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
   readEnvironment(Root, Report);
   Measurement &M = Report.Measured;
   Root.forEach("runs", [&](const YAML::Node &Run, const std::string &Key) {
-    M.Runs.push_back(readRun(YamlFields(Run, Key)));
+    M.Runs.push_back(readReportRun(YamlFields(Run, Key)));
   });
   Root.forEach("problems",
                [&](const YAML::Node &Problem, const std::string &Key) {

@@ -18,6 +18,7 @@
 #include "skyline/runtime/CudaSupport.h"
 #include "skyline/runtime/DeviceMemoryReporter.h"
 #include "skyline/runtime/GpuActivity.h"
+#include "skyline/runtime/RunFormat.h"
 
 #include <torch/version.h>
 
@@ -175,7 +176,7 @@ void startEventTiming(CudaRun &R) {
 
 /// SKYLINE_GPU_TIMER=events skips CUPTI (to compare the two on one GPU).
 bool eventsAsked() {
-  const char *Timer = std::getenv("SKYLINE_GPU_TIMER");
+  const char *Timer = std::getenv(rt::env::GpuTimer);
   return Timer && std::string(Timer) == "events";
 }
 
@@ -306,7 +307,7 @@ void describeDevice(RunResult &Result) noexcept {
     return;
   RunResult::GpuInfo &Gpu = Result.Gpu;
   Gpu.Used = true;
-  Result.DeviceType = "cuda";
+  Result.DeviceType = rt::nameOf(rt::DeviceType::CUDA);
   Gpu.HostPeakBytes = Result.PeakBytes;
   if (Result.EndedEarly) {
     // After main returned: no call into CUDA, whose runtime may be gone.
@@ -390,7 +391,7 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
     if (R.Tracer) {
       Times = R.Tracer->finish(Result.Iterations);
       Gpu.CuptiLoaded = true;
-      Source = "cupti";
+      Source = rt::nameOf(rt::GpuTimeSource::Cupti);
       if (Times.DroppedRecords)
         appendNote(Gpu, "CUPTI dropped " +
                             std::to_string(Times.DroppedRecords) +
@@ -398,7 +399,7 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
     } else if (R.EventTimer) {
       Times = R.EventTimer->times(Result.Iterations);
       R.EventTimer->stop();
-      Source = "cuda_events";
+      Source = rt::nameOf(rt::GpuTimeSource::CudaEvents);
       if (Times.DroppedRecords)
         appendNote(Gpu, std::to_string(Times.DroppedRecords) +
                             " scope events dropped (the pool was spent): "

@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "skyline/runtime/GpuActivity.h"
+#include "skyline/runtime/RunFormat.h"
 
 #include <array>
 #include <atomic>
@@ -290,7 +291,7 @@ loadCupti(const std::vector<std::string> &Candidates, std::string &Failure) {
 
 std::vector<std::string> cuptiCandidates() {
   std::vector<std::string> Paths;
-  if (const char *Explicit = std::getenv("SKYLINE_CUPTI_LIBRARY");
+  if (const char *Explicit = std::getenv(env::CuptiLibrary);
       Explicit && *Explicit)
     Paths.push_back(Explicit);
   for (const char *Name : {"libcupti.so.13", "libcupti.so.12", "libcupti.so"})

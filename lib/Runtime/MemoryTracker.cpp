@@ -45,22 +45,6 @@ void raiseTo(std::atomic<int> &Value, int AtLeast) {
 
 } // namespace
 
-const char *phaseName(Phase P) {
-  switch (P) {
-  case Phase::Construction:
-    return "construction";
-  case Phase::Data:
-    return "data";
-  case Phase::Forward:
-    return "forward";
-  case Phase::Backward:
-    return "backward";
-  case Phase::Optimizer:
-    return "optimizer";
-  }
-  return "unknown";
-}
-
 MemoryTracker &MemoryTracker::install() {
   // Lives past static destructors.
   static MemoryTracker *Tracker = new MemoryTracker();

@@ -29,28 +29,6 @@ Summary summarize(std::vector<double> Values) {
   return S;
 }
 
-const char *runModeName(RunMode M) {
-  return M == RunMode::Timing ? "timing" : "breakdown";
-}
-
-const char *stopReasonName(StopReason R) {
-  switch (R) {
-  case StopReason::Continue:
-    return "continue";
-  case StopReason::Count:
-    return "count";
-  case StopReason::Stable:
-    return "stable";
-  case StopReason::TimeLimit:
-    return "time_limit";
-  case StopReason::EndedEarly:
-    return "ended_early";
-  case StopReason::OutOfMemory:
-    return "out_of_memory";
-  }
-  return "count";
-}
-
 double relativeMedianError(const double *Values, int N) {
   N = std::min(N, MaxMeasuredIterations);
   if (N < 2)
@@ -121,24 +99,78 @@ void writeBreakdown(std::FILE *Out, const RunResult &R);
 
 /// A CUDA run's device memory, allocator peak and CUPTI state.
 void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
-  std::fprintf(Out,
-               "gpu: {memory_total_bytes: %lld, memory_free_bytes: %lld, "
-               "memory_capacity_bytes: %lld, allocator_peak_bytes: %lld, "
-               "allocator_peak_reserved_bytes: %lld, "
-               "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
-               "cupti: %s, kernels: %llu, dropped_records: %llu, "
-               "gpu_ms_source: %s, tagged_peak_bytes: %lld, note: ",
-               (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
-               (long long)G.MemoryCapacityBytes,
-               (long long)G.AllocatorPeakBytes,
-               (long long)G.AllocatorPeakReservedBytes,
-               (long long)G.AllocatorReservedBytes, (long long)G.HostPeakBytes,
-               G.CuptiLoaded ? "true" : "false", (unsigned long long)G.Kernels,
-               (unsigned long long)G.DroppedRecords,
-               G.GpuMsSource.empty() ? "none" : G.GpuMsSource.c_str(),
-               (long long)G.TaggedPeakBytes);
+  std::fprintf(
+      Out,
+      "%s: {memory_total_bytes: %lld, memory_free_bytes: %lld, "
+      "%s: %lld, allocator_peak_bytes: %lld, "
+      "allocator_peak_reserved_bytes: %lld, "
+      "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
+      "cupti: %s, kernels: %llu, dropped_records: %llu, "
+      "%s: %s, tagged_peak_bytes: %lld, note: ",
+      key::Gpu, (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
+      key::MemoryCapacityBytes, (long long)G.MemoryCapacityBytes,
+      (long long)G.AllocatorPeakBytes, (long long)G.AllocatorPeakReservedBytes,
+      (long long)G.AllocatorReservedBytes, (long long)G.HostPeakBytes,
+      G.CuptiLoaded ? "true" : "false", (unsigned long long)G.Kernels,
+      (unsigned long long)G.DroppedRecords, key::GpuMsSource,
+      G.GpuMsSource.empty() ? nameOf(GpuTimeSource::None)
+                            : G.GpuMsSource.c_str(),
+      (long long)G.TaggedPeakBytes);
   writeQuoted(Out, G.Note);
   std::fprintf(Out, "}\n");
+}
+
+} // namespace
+
+namespace {
+
+const char *boolName(bool Value) { return Value ? "true" : "false"; }
+
+void writeInteger(std::FILE *Out, const char *Key, long long Value) {
+  std::fprintf(Out, "%s: %lld\n", Key, Value);
+}
+
+void writeBool(std::FILE *Out, const char *Key, bool Value) {
+  std::fprintf(Out, "%s: %s\n", Key, boolName(Value));
+}
+
+void writeName(std::FILE *Out, const char *Key, const char *Name) {
+  std::fprintf(Out, "%s: %s\n", Key, Name);
+}
+
+/// How long the run took and how far it got.
+void writeProgress(std::FILE *Out, const RunResult &R) {
+  writeName(Out, key::Mode, nameOf(R.Mode));
+  writeName(Out, key::Stopped, nameOf(R.Stopped));
+  writeBool(Out, key::EndedEarly, R.EndedEarly);
+  writeInteger(Out, key::Warmup, R.Warmup);
+  writeInteger(Out, key::IterationsAsked, R.IterationsAsked);
+  writeInteger(Out, key::MinIterations, R.MinIterations);
+  writeInteger(Out, key::IterationsReached, R.IterationsReached);
+  writeInteger(Out, key::EpochEndIterations, R.EpochEndIterations);
+  writeBool(Out, key::EveryIterationAnEpoch, R.EveryIterationAnEpoch);
+  writeInteger(Out, key::EpochIterations, R.EpochIterations);
+  writeInteger(Out, key::DatasetSize, R.DatasetSamples);
+  writeInteger(Out, key::DatasetsGcd, R.DatasetsGcd);
+}
+
+void writeEnvironment(std::FILE *Out, const RunResult &R) {
+  std::fprintf(Out, "%s: ", key::TorchVersion);
+  writeQuoted(Out, R.TorchVersion);
+  std::fprintf(Out, "\n");
+  writeInteger(Out, key::Threads, R.Threads);
+  std::fprintf(Out, "%s: {%s: %s, %s: ", key::Device, key::Type,
+               R.DeviceType.c_str(), key::Name);
+  writeQuoted(Out, R.DeviceName);
+  std::fprintf(Out, "}\n");
+}
+
+void writeTimes(std::FILE *Out, const RunResult &R) {
+  const Summary &Ms = R.IterationMs;
+  std::fprintf(Out, "%s: {%s: %.4f, %s: %.4f, %s: %.4f, %s: %.4f, %s: %.4f}\n",
+               key::IterationMs, key::Median, Ms.Median, key::Mean, Ms.Mean,
+               key::Stddev, Ms.Stddev, key::Min, Ms.Min, key::Max, Ms.Max);
+  std::fprintf(Out, "%s: %.3f\n", key::Throughput, R.Throughput);
 }
 
 } // namespace
@@ -148,38 +180,14 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
   std::FILE *Out = std::fopen(Temp.c_str(), "w");
   if (!Out)
     return false;
-  std::fprintf(Out, "schema_version: 1\n");
-  std::fprintf(Out, "batch_size: %lld\n", static_cast<long long>(R.BatchSize));
-  std::fprintf(Out, "oom: %s\n", R.OutOfMemory ? "true" : "false");
-  std::fprintf(Out, "iterations: %d\n", R.Iterations);
-  std::fprintf(Out, "mode: %s\n", runModeName(R.Mode));
-  std::fprintf(Out, "stopped: %s\n", stopReasonName(R.Stopped));
-  std::fprintf(Out, "ended_early: %s\n", R.EndedEarly ? "true" : "false");
-  std::fprintf(Out,
-               "warmup: %d\niterations_asked: %d\nmin_iterations: %d\n"
-               "iterations_reached: %d\nepoch_end_iterations: %d\n",
-               R.Warmup, R.IterationsAsked, R.MinIterations,
-               R.IterationsReached, R.EpochEndIterations);
-  std::fprintf(Out, "every_iteration_an_epoch: %s\n",
-               R.EveryIterationAnEpoch ? "true" : "false");
-  std::fprintf(Out, "epoch_iterations: %d\n", R.EpochIterations);
-  std::fprintf(Out, "dataset_size: %lld\ndatasets_gcd: %lld\n",
-               static_cast<long long>(R.DatasetSamples),
-               static_cast<long long>(R.DatasetsGcd));
-  std::fprintf(Out, "torch_version: ");
-  writeQuoted(Out, R.TorchVersion);
-  std::fprintf(Out, "\nthreads: %d\n", R.Threads);
-  std::fprintf(Out, "device: {type: %s, name: ", R.DeviceType.c_str());
-  writeQuoted(Out, R.DeviceName);
-  std::fprintf(Out, "}\n");
-  std::fprintf(
-      Out,
-      "iteration_ms: {median: %.4f, mean: %.4f, stddev: %.4f, min: %.4f, "
-      "max: %.4f}\n",
-      R.IterationMs.Median, R.IterationMs.Mean, R.IterationMs.Stddev,
-      R.IterationMs.Min, R.IterationMs.Max);
-  std::fprintf(Out, "throughput: %.3f\n", R.Throughput);
-  std::fprintf(Out, "peak_bytes: %lld\n", static_cast<long long>(R.PeakBytes));
+  writeInteger(Out, key::SchemaVersion, 1);
+  writeInteger(Out, key::BatchSize, R.BatchSize);
+  writeBool(Out, key::OutOfMemory, R.OutOfMemory);
+  writeInteger(Out, key::Iterations, R.Iterations);
+  writeProgress(Out, R);
+  writeEnvironment(Out, R);
+  writeTimes(Out, R);
+  writeInteger(Out, key::PeakBytes, R.PeakBytes);
   if (R.Mode == RunMode::Breakdown)
     writeBreakdown(Out, R);
   if (R.Gpu.Used)
@@ -193,43 +201,47 @@ namespace {
 
 /// What only a breakdown run measures: phases, kinds, layers.
 void writeBreakdown(std::FILE *Out, const RunResult &R) {
-  std::fprintf(Out, "peak_bytes_by_phase:\n");
-  for (size_t I = 0; I < NumPhases; ++I)
-    std::fprintf(Out, "  %s: %lld\n", phaseName(Phase(I)),
-                 static_cast<long long>(R.PeakByPhase[I]));
-  const RunResult::Breakdown &M = R.Memory;
-  if (R.HasMemoryBreakdown)
-    std::fprintf(
-        Out,
-        "memory: {weights: %lld, gradients: %lld, optimizer_state: %lld, "
-        "activations: %lld, data: %lld, temporaries: %lld, untracked: "
-        "%lld}\n",
-        (long long)M.Weights, (long long)M.Gradients,
-        (long long)M.OptimizerState, (long long)M.Activations,
-        (long long)M.Data, (long long)M.Temporaries, (long long)M.Untracked);
+  std::fprintf(Out, "%s:\n", key::PeakBytesByPhase);
+  for (Phase P : allOf<Phase>())
+    std::fprintf(Out, "  %s: %lld\n", nameOf(P),
+                 static_cast<long long>(R.PeakByPhase[size_t(P)]));
+  if (R.HasMemoryBreakdown) {
+    const RunResult::Breakdown &M = R.Memory;
+    const int64_t Bytes[] = {M.Weights,     M.Gradients, M.OptimizerState,
+                             M.Activations, M.Data,      M.Temporaries,
+                             M.Untracked};
+    static_assert(std::size(Bytes) == NumMemoryKinds);
+    std::fprintf(Out, "%s: {", key::Memory);
+    for (MemoryKind Kind : allOf<MemoryKind>())
+      std::fprintf(Out, "%s%s: %lld", Kind == MemoryKind::Weights ? "" : ", ",
+                   nameOf(Kind), static_cast<long long>(Bytes[size_t(Kind)]));
+    std::fprintf(Out, "}\n");
+  }
   double Phases = 0;
   for (double Ms : R.TimeSplitMs)
     Phases += Ms;
-  std::fprintf(Out,
-               "time_split_ms: {data: %.4f, forward: %.4f, backward: %.4f, "
-               "optimizer: %.4f, other: %.4f}\n",
-               R.TimeSplitMs[size_t(Phase::Data)],
-               R.TimeSplitMs[size_t(Phase::Forward)],
-               R.TimeSplitMs[size_t(Phase::Backward)],
-               R.TimeSplitMs[size_t(Phase::Optimizer)],
-               std::max(0.0, R.IterationMs.Mean - Phases));
-  std::fprintf(Out, "layers:%s\n", R.Layers.empty() ? " []" : "");
+  const double Split[] = {R.TimeSplitMs[size_t(Phase::Data)],
+                          R.TimeSplitMs[size_t(Phase::Forward)],
+                          R.TimeSplitMs[size_t(Phase::Backward)],
+                          R.TimeSplitMs[size_t(Phase::Optimizer)],
+                          std::max(0.0, R.IterationMs.Mean - Phases)};
+  static_assert(std::size(Split) == NumTimeParts);
+  std::fprintf(Out, "%s: {", key::TimeSplitMs);
+  for (TimePart Part : allOf<TimePart>())
+    std::fprintf(Out, "%s%s: %.4f", Part == TimePart::Data ? "" : ", ",
+                 nameOf(Part), Split[size_t(Part)]);
+  std::fprintf(Out, "}\n");
+  std::fprintf(Out, "%s:%s\n", key::Layers, R.Layers.empty() ? " []" : "");
   for (const RunResult::Layer &Layer : R.Layers) {
-    std::fprintf(Out,
-                 "  - {scope: %d, forward_ms: %.4f, backward_ms: %.4f, "
-                 "activation_bytes: %lld",
-                 Layer.ScopeId, Layer.ForwardMs, Layer.BackwardMs,
+    std::fprintf(Out, "  - {%s: %d, %s: %.4f, %s: %.4f, %s: %lld", key::Scope,
+                 Layer.ScopeId, key::ForwardMs, Layer.ForwardMs,
+                 key::BackwardMs, Layer.BackwardMs, key::ActivationBytes,
                  static_cast<long long>(Layer.ActivationBytes));
     if (R.HasMemoryBreakdown)
-      std::fprintf(Out, ", weight_bytes: %lld",
+      std::fprintf(Out, ", %s: %lld", key::WeightBytes,
                    static_cast<long long>(Layer.WeightBytes));
     if (Layer.GpuMs >= 0) // CUDA runs only
-      std::fprintf(Out, ", gpu_ms: %.4f", Layer.GpuMs);
+      std::fprintf(Out, ", %s: %.4f", key::GpuMs, Layer.GpuMs);
     std::fprintf(Out, "}\n");
   }
 }

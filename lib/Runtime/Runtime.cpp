@@ -34,6 +34,7 @@
 #include "skyline/runtime/Runtime.h"
 #include "skyline/runtime/CudaSupport.h"
 #include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/RunFormat.h"
 #include "skyline/runtime/RunResult.h"
 #include "skyline/runtime/TensorAccounting.h"
 
@@ -48,11 +49,11 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <numeric>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <string>
 #include <unistd.h>
@@ -97,26 +98,26 @@ int64_t envInteger(const char *Name, int64_t Default) {
 
 Config readConfig() {
   Config C;
-  const char *Result = std::getenv("SKYLINE_RESULT");
+  const char *Result = std::getenv(env::Result);
   C.Active = Result && *Result;
   if (!C.Active)
     return C;
   C.ResultPath = Result;
-  C.BatchSize = envInteger("SKYLINE_BATCH_SIZE", 0);
-  C.Warmup =
-      int(std::min<int64_t>(envInteger("SKYLINE_WARMUP", 2), MaxIterations));
-  C.Iterations = int(std::clamp<int64_t>(envInteger("SKYLINE_ITERATIONS", 8), 1,
-                                         MaxIterations));
-  C.MemoryBudget = envInteger("SKYLINE_MEMORY_BUDGET", 0);
-  const char *Mode = std::getenv("SKYLINE_MODE");
-  C.Mode = Mode && std::strcmp(Mode, "timing") == 0 ? RunMode::Timing
-                                                    : RunMode::Breakdown;
+  C.BatchSize = envInteger(env::BatchSize, 0);
+  C.Warmup = int(std::min<int64_t>(envInteger(env::Warmup, 2), MaxIterations));
+  C.Iterations = int(
+      std::clamp<int64_t>(envInteger(env::Iterations, 8), 1, MaxIterations));
+  C.MemoryBudget = envInteger(env::MemoryBudget, 0);
+  const char *Mode = std::getenv(env::Mode);
+  C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
+               ? RunMode::Timing
+               : RunMode::Breakdown;
   C.Hooks = C.Mode == RunMode::Breakdown;
   C.Stop.MaxIterations = C.Iterations;
   C.Stop.MinIterations = int(std::clamp<int64_t>(
-      envInteger("SKYLINE_MIN_ITERATIONS", C.Iterations), 1, C.Iterations));
-  C.Stop.Tolerance = envNumber("SKYLINE_TOLERANCE", 0);
-  C.Stop.TimeLimitSeconds = envNumber("SKYLINE_TIME_LIMIT", 0);
+      envInteger(env::MinIterations, C.Iterations), 1, C.Iterations));
+  C.Stop.Tolerance = envNumber(env::Tolerance, 0);
+  C.Stop.TimeLimitSeconds = envNumber(env::TimeLimit, 0);
   return C;
 }
 
@@ -526,7 +527,7 @@ void describeEnvironment(RunResult &R) {
                    std::to_string(TORCH_VERSION_PATCH);
 #endif
   R.Threads = at::get_num_threads();
-  R.DeviceType = "cpu";
+  R.DeviceType = nameOf(DeviceType::CPU);
   R.DeviceName = cpuName();
   cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
 }

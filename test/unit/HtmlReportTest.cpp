@@ -52,19 +52,19 @@ LayerMeasure layer(int Scope, std::string Name, std::string Type, unsigned Line,
 /// ran out of memory; 128 is suggested, 136 is the largest that fits.
 Measurement measurement() {
   Measurement M;
-  M.DeviceType = "cuda";
+  M.Device = DeviceType::CUDA;
   M.DeviceName = "NVIDIA H200";
   M.TorchVersion = "2.11.0";
   M.Threads = 8;
   M.MemoryCapacityBytes = 8 * GiB;
   MeasuredRun First = fitRun(32, 40, 2 * GiB);
-  First.Memory = {{"weights", 256 * MiB},
-                  {"gradients", 256 * MiB},
-                  {"optimizer_state", 512 * MiB},
-                  {"activations", 900 * MiB},
-                  {"data", 24 * MiB},
-                  {"temporaries", 64 * MiB},
-                  {"untracked", 36 * MiB}};
+  First.Memory = {{MemoryKind::Weights, 256 * MiB},
+                  {MemoryKind::Gradients, 256 * MiB},
+                  {MemoryKind::OptimizerState, 512 * MiB},
+                  {MemoryKind::Activations, 900 * MiB},
+                  {MemoryKind::Data, 24 * MiB},
+                  {MemoryKind::Temporaries, 64 * MiB},
+                  {MemoryKind::Untracked, 36 * MiB}};
   First.Layers = {layer(1, "head<&>", "torch::nn::Linear", 31, 2, 3),
                   layer(-1, "", "", 0, 1, 0.5),
                   layer(0, "conv1", "torch::nn::Conv2d", 20, 8, 12)};

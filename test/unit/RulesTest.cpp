@@ -36,13 +36,13 @@ MeasuredRun runAt(int64_t BatchSize) {
   Run.IterationMs = {Ms, Ms, 0.01, Ms, Ms};
   Run.Throughput = BatchSize / Ms * 1000;
   Run.PeakBytes = 1000000 + 10000 * BatchSize;
-  Run.Memory = {{"weights", 200000},
-                {"gradients", 200000},
-                {"optimizer_state", 0},
-                {"activations", 10000 * BatchSize},
-                {"data", 0},
-                {"temporaries", 0},
-                {"untracked", 600000}};
+  Run.Memory = {{MemoryKind::Weights, 200000},
+                {MemoryKind::Gradients, 200000},
+                {MemoryKind::OptimizerState, 0},
+                {MemoryKind::Activations, 10000 * BatchSize},
+                {MemoryKind::Data, 0},
+                {MemoryKind::Temporaries, 0},
+                {MemoryKind::Untracked, 600000}};
   return Run;
 }
 

@@ -39,15 +39,16 @@ SavedReport sample() {
     Run.TimingRunMedians = {Run.IterationMs.Median + 0.5,
                             Run.IterationMs.Median};
     Run.PeakBytes = 1000000 + 5000 * Size;
-    Run.GpuMsSource = Size == 32 ? "cupti" : "";
+    Run.GpuMsSource = Size == 32 ? GpuTimeSource::Cupti : GpuTimeSource::None;
     Run.EpochEndIterations = Size == 64 ? 2 : 0;
     Run.EpochIterations = Size == 64 ? 30 : 0;
     Run.DatasetSamples = Size == 64 ? 1920 : 0;
     Run.DatasetsGcd = Size == 64 ? 640 : 0;
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
-    Run.Memory = {{"weights", 4198400}, {"activations", 5000 * Size}};
-    Run.TimeSplitMs = {{"data", 0.5}, {"forward", 1.0}};
-    Run.PeakBytesByPhase = {{"construction", 4198400}};
+    Run.Memory = {{MemoryKind::Weights, 4198400},
+                  {MemoryKind::Activations, 5000 * Size}};
+    Run.TimeSplitMs = {{TimePart::Data, 0.5}, {TimePart::Forward, 1.0}};
+    Run.PeakBytesByPhase = {{Phase::Construction, 4198400}};
     Run.Layers.push_back({3, "fc", "torch::nn::Linear", "/src/train.cpp", 9,
                           0.75, 1.25, -1, 4096 * Size, 4198400});
     M.Runs.push_back(Run);
@@ -90,7 +91,7 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_TRUE(M.Runs[2].OutOfMemory);
   EXPECT_EQ(M.Runs[1].TimingRunMedians, (std::vector<double>{8.9, 8.4}));
   EXPECT_TRUE(M.Runs[2].TimingRunMedians.empty());
-  EXPECT_EQ(M.Runs[0].GpuMsSource, "cupti");
+  EXPECT_EQ(M.Runs[0].GpuMsSource, GpuTimeSource::Cupti);
   EXPECT_EQ(M.Runs[0].EpochEndIterations, 0u);
   EXPECT_EQ(M.Runs[1].EpochEndIterations, 2u);
   EXPECT_EQ(M.Runs[1].EpochIterations, 30u);
@@ -100,7 +101,7 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(M.Runs[0].EpochIterations, 0u);
   EXPECT_DOUBLE_EQ(M.Runs[0].DynamicMallocMs, 7.25);
   EXPECT_DOUBLE_EQ(M.Runs[1].DynamicMallocMs, 0);
-  EXPECT_EQ(M.Runs[1].GpuMsSource, "");
+  EXPECT_EQ(M.Runs[1].GpuMsSource, GpuTimeSource::None);
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];
   EXPECT_EQ(Layer.Name, "fc");

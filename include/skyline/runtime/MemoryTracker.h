@@ -18,6 +18,8 @@
 #ifndef SKYLINE_RUNTIME_MEMORYTRACKER_H
 #define SKYLINE_RUNTIME_MEMORYTRACKER_H
 
+#include "skyline/runtime/RunFormat.h"
+
 #include <c10/core/Allocator.h>
 
 #include <array>
@@ -25,10 +27,6 @@
 #include <cstdint>
 
 namespace skyline::rt {
-
-enum class Phase : uint8_t { Construction, Data, Forward, Backward, Optimizer };
-constexpr size_t NumPhases = 5;
-const char *phaseName(Phase P);
 
 using PhaseBytes = std::array<int64_t, NumPhases>;
 

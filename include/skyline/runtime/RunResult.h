@@ -1,7 +1,8 @@
 //===- RunResult.h - What one measured run produced -------------*- C++ -*-===//
 //
 // Written by the runtime at the end of a run with a small writer of its own
-// (the runtime depends on LibTorch alone), read back by Measure.
+// (the runtime depends on LibTorch alone), read back by the tool; the keys
+// and names are RunFormat.h's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RUNTIME_RUNRESULT_H
@@ -9,6 +10,7 @@
 
 #include "skyline/runtime/ExitCodes.h"
 #include "skyline/runtime/MemoryTracker.h"
+#include "skyline/runtime/RunFormat.h"
 
 #include <array>
 #include <string>
@@ -24,13 +26,6 @@ Summary summarize(std::vector<double> Values);
 /// The most iterations a run measures.
 constexpr int MaxMeasuredIterations = 4096;
 
-/// A timing run keeps the iteration boundaries and the memory tracker (the
-/// peak, and the budget that makes an out-of-memory run); a breakdown run
-/// adds what splits the time and memory: RecordFunction callbacks, scope
-/// and phase clocks, the weights' walk.
-enum class RunMode : uint8_t { Timing, Breakdown };
-const char *runModeName(RunMode M);
-
 /// When a run stops measuring: after MaxIterations, or once it has
 /// MinIterations and the median is known well enough (Tolerance) or its
 /// time is spent (TimeLimitSeconds, counted from the program's start).
@@ -42,16 +37,6 @@ struct StoppingRule {
   double Tolerance = 0;
   double TimeLimitSeconds = 0; // 0: no limit
 };
-
-enum class StopReason : uint8_t {
-  Continue,    // keep measuring
-  Count,       // MaxIterations measured
-  Stable,      // the median is within the tolerance
-  TimeLimit,   // the run's time is spent
-  EndedEarly,  // the program returned before the run stopped it
-  OutOfMemory, // the run crossed the budget
-};
-const char *stopReasonName(StopReason R);
 
 /// The standard error of the median relative to it, 1.2533 sd / sqrt(n) /
 /// median (normal noise), of N values (at most MaxMeasuredIterations);

@@ -24,7 +24,7 @@ public:
     if (!Run || Run->Memory.empty())
       return;
     std::string Kinds;
-    std::string Largest;
+    std::optional<MemoryKind> Largest;
     int64_t LargestBytes = 0;
     for (const auto &[Kind, Bytes] : Run->Memory) {
       if (Bytes <= 0)
@@ -38,7 +38,7 @@ public:
     }
     // The largest kind being none of the training's own is a question the
     // note should answer (a MNIST held in memory is 180 MiB of it).
-    if (Largest == "untracked")
+    if (Largest == MemoryKind::Untracked)
       Kinds += " (made before training and no model's or optimizer's: a "
                "dataset held in memory, LibTorch's own)";
     Finding F;
@@ -59,8 +59,9 @@ public:
   }
 
 private:
-  static std::string readable(llvm::StringRef Kind) {
-    return Kind == "optimizer_state" ? "optimizer state" : Kind.str();
+  static std::string readable(MemoryKind Kind) {
+    return Kind == MemoryKind::OptimizerState ? "optimizer state"
+                                              : nameOf(Kind);
   }
 };
 

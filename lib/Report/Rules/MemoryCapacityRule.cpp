@@ -59,7 +59,7 @@ private:
                              "more than the {1} "
                              "{2} capacity",
                              BatchSize, formatBytes(Model.CapacityBytes),
-                             Context.Measured.DeviceType)
+                             nameOf(Context.Measured.Device))
             .str();
     int64_t Peak = 0;
     const char *How = "measured";

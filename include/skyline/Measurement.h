@@ -1,0 +1,170 @@
+//===- Measurement.h - What the runs measured -------------------*- C++ -*-===//
+//
+// The measured runs as every stage after Measure sees them: Model fits them,
+// the rules read them, the reports write them and read them back, the gate
+// compares two of them. Measure fills them from the result files the
+// runtime writes (RunResultFile.h); the names of the phases, memory kinds,
+// stop reasons and devices are the runtime's (runtime/RunFormat.h), so a
+// name is written and read from one table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_MEASUREMENT_H
+#define SKYLINE_MEASUREMENT_H
+
+#include "skyline/runtime/RunFormat.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace skyline {
+
+using rt::allOf;
+using rt::DeviceType;
+using rt::fromName;
+using rt::GpuTimeSource;
+using rt::MemoryKind;
+using rt::nameOf;
+using rt::Phase;
+using rt::RunMode;
+using rt::StopReason;
+using rt::TimePart;
+
+/// One module call site the runtime attributes time and memory to: the
+/// scope table the instrumented copy is built with.
+struct ScopeEntry {
+  int Id = 0;
+  std::string Module;
+  std::string File;
+  unsigned Line = 0;
+};
+
+struct TimeSummary {
+  double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
+};
+
+/// One module call site's share of an iteration. Measure fills the numbers
+/// by scope id; the driver names the row from the scope table and the model.
+struct LayerMeasure {
+  int Scope = -1; // ScopeEntry::Id; -1 is the (unscoped) row
+  std::string Name, Type, File;
+  unsigned Line = 0;
+  double ForwardMs = 0;        // self time per iteration
+  double BackwardMs = 0;       // its backward ops, by sequence number
+  double GpuMs = -1;           // kernel time on CUDA; -1: not measured
+  int64_t ActivationBytes = 0; // allocated in its forward, live at the peak
+  int64_t WeightBytes = 0;     // parameters and buffers of the module it calls
+};
+
+/// The breakdown run behind a MeasuredRun's split, kinds and layers.
+struct BreakdownRun {
+  unsigned Iterations = 0;
+  double IterationMs = 0; // its mean, the hooks' cost included
+  double WallSeconds = 0;
+  bool EndedEarly = false;
+};
+
+struct MeasuredRun {
+  int64_t BatchSize = 0;
+  bool OutOfMemory = false;
+  /// Iterations, IterationMs and Throughput are the fastest timing run's
+  /// (the only run in an older result).
+  unsigned Iterations = 0;
+  TimeSummary IterationMs;
+  double Throughput = 0;
+  /// Every timing run's median in the order they ran, the kept one among
+  /// them; empty in an older result.
+  std::vector<double> TimingRunMedians;
+  /// The program returned before the run stopped it; its figures come from
+  /// the iterations it measured.
+  bool EndedEarly = false;
+  unsigned IterationsAsked = 0; // the most the run was to measure
+  /// Why it stopped; none in an older result.
+  std::optional<StopReason> Stopped;
+  /// From the result file, for messages: warm-up, the fewest iterations to
+  /// measure, and the loop body starts the program reached.
+  unsigned Warmup = 0, MinIterations = 0, IterationsReached = 0;
+  /// Measured iterations that spanned an epoch's end (a start of the
+  /// training loop fell inside them), left out of IterationMs.
+  unsigned EpochEndIterations = 0;
+  /// Every measured iteration spanned a start of the training loop: each
+  /// epoch was one batch, or the loop is entered once an iteration.
+  bool EveryIterationAnEpoch = false;
+  /// Iterations of the program's first epoch, where the run saw the
+  /// second begin; 0 where it did not.
+  unsigned EpochIterations = 0;
+  /// The training loader's dataset size, where the run saw it (the
+  /// instrumented loader's dataset argument); 0 where it did not.
+  int64_t DatasetSamples = 0;
+  /// The greatest common divisor of it and the datasets of the other
+  /// loaders given the same batch size (an evaluation loader); 0: unknown.
+  int64_t DatasetsGcd = 0;
+  /// What a whole batch must divide: DatasetsGcd, else DatasetSamples.
+  int64_t wholeBatchDivisor() const {
+    return DatasetsGcd > 0 ? DatasetsGcd : DatasetSamples;
+  }
+  /// What the result file came from.
+  RunMode Mode = RunMode::Breakdown;
+  /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none
+  /// when this size had no breakdown run.
+  std::optional<BreakdownRun> Breakdown;
+  int64_t PeakBytes = 0;
+  std::vector<std::pair<Phase, int64_t>> PeakBytesByPhase;
+  /// The peak by kind, in MemoryKind's order.
+  std::vector<std::pair<MemoryKind, int64_t>> Memory;
+  /// ms per iteration in each part, in TimePart's order.
+  std::vector<std::pair<TimePart, double>> TimeSplitMs;
+  std::vector<LayerMeasure> Layers;
+  double WallSeconds = 0;
+  std::string Log;
+  /// Where the run ran, as the runtime saw it; none, empty or 0 when not
+  /// written.
+  std::optional<DeviceType> Device;
+  std::string DeviceName;   // the CPU's model name, or the GPU's
+  std::string TorchVersion; // the LibTorch the program was built with
+  int Threads = 0;          // intra-op threads
+  /// On CUDA: the device memory the program could hold (free plus the
+  /// caching allocator's own); 0 on the CPU.
+  int64_t DeviceCapacityBytes = 0;
+  /// The median of a timing run with glibc's dynamic malloc thresholds,
+  /// made at the declared size when the others had them pinned (on the
+  /// CPU); 0: none.
+  double DynamicMallocMs = 0;
+  /// On CUDA: where the layers' GpuMs came from (CUDA events where CUPTI is
+  /// unavailable); None when no layer has one.
+  GpuTimeSource GpuMsSource = GpuTimeSource::None;
+};
+
+struct Measurement {
+  DeviceType Device = DeviceType::CPU;
+  std::string DeviceName = "CPU";
+  std::string TorchVersion; // of the LibTorch the program ran with
+  int Threads = 0;          // intra-op threads the runs used
+  /// MallocSetting::Thresholds of the runs; empty in an older report.
+  std::string MallocThresholdsUsed;
+  /// The GLIBC_TUNABLES skyline-check gave the runs; empty when it left the
+  /// environment's.
+  std::string GlibcTunables;
+  int64_t MemoryCapacityBytes = 0;
+  std::vector<MeasuredRun> Runs;
+  /// Runs that failed after the first, runs that ended early, a spent time
+  /// budget: each a warning on the terminal.
+  std::vector<std::string> Problems;
+  double TimeBudgetSeconds = 0; // 0: none
+  bool TimeBudgetSpent = false; // batch sizes were left out for it
+  /// The smallest size left out because each of its iterations was a whole
+  /// epoch: the dataset holds fewer samples than this. 0: none was seen.
+  int64_t LargerThanTheData = 0;
+  /// The smallest size whose timing run failed (crashed, exited non-zero,
+  /// timed out) once a smaller size had measured: the sweep stayed below
+  /// it, and no size from it on is suggested, since a size between two
+  /// that ran can fail like it (a last batch the program cannot shape).
+  /// 0: none failed.
+  int64_t FirstFailure = 0;
+};
+
+} // namespace skyline
+
+#endif // SKYLINE_MEASUREMENT_H

@@ -1,0 +1,318 @@
+//===- MeasuredRunYAML.cpp - A measured run, read and written -------------===//
+
+#include "skyline/MeasuredRunYAML.h"
+
+#include "skyline/InputFile.h"
+
+#include <yaml-cpp/yaml.h>
+
+namespace skyline {
+
+namespace key = rt::key;
+
+namespace {
+
+/// iteration_ms and throughput, checked: a run that fit and measured
+/// iterations took time, and a 0 would divide the throughput and the fits
+/// by nothing. Reads Run.OutOfMemory and Run.Iterations, so call it after
+/// them.
+void readIterationTimes(const YamlFields &Node, MeasuredRun &Run) {
+  YamlFields Ms = Node.sub(key::IterationMs);
+  Run.IterationMs = {Ms.number<double>(key::Median, Least::Zero),
+                     Ms.number<double>(key::Mean, Least::Zero),
+                     Ms.number<double>(key::Stddev, Least::Zero),
+                     Ms.number<double>(key::Min, Least::Zero),
+                     Ms.number<double>(key::Max, Least::Zero)};
+  if (!Run.OutOfMemory && Run.Iterations > 0 && !(Run.IterationMs.Median > 0))
+    throw BadValue{Ms.key(key::Median),
+                   "is " + quotedValue(Ms[key::Median]) +
+                       "; it must be a finite number above 0 in a run that "
+                       "fit and measured " +
+                       std::to_string(Run.Iterations) + " iterations"};
+  Run.Throughput = Node.number<double>(key::Throughput, Least::Zero);
+}
+
+/// peak_bytes, the peak by phase and by kind: what a breakdown run splits.
+void readPeakBytes(const YamlFields &Node, MeasuredRun &Run) {
+  Run.PeakBytes = Node.number<int64_t>(key::PeakBytes, Least::Zero);
+  Node.forEachEntry(key::PeakBytesByPhase,
+                    [&](const std::string &Name, const YAML::Node &Bytes,
+                        const std::string &Key) {
+                      Run.PeakBytesByPhase.push_back(
+                          {checkedName<Phase>(YAML::Node(Name), Key),
+                           checkedNumber<int64_t>(Bytes, Key, Least::Zero)});
+                    });
+  YamlFields Memory = Node.sub(key::Memory);
+  for (MemoryKind Kind : allOf<MemoryKind>())
+    if (Memory[nameOf(Kind)])
+      Run.Memory.push_back(
+          {Kind, Memory.number<int64_t>(nameOf(Kind), Least::Zero)});
+}
+
+void readTimeSplit(const YamlFields &Node, MeasuredRun &Run) {
+  YamlFields Split = Node.sub(key::TimeSplitMs);
+  for (TimePart Part : allOf<TimePart>())
+    if (Split[nameOf(Part)])
+      Run.TimeSplitMs.push_back(
+          {Part, Split.number<double>(nameOf(Part), Least::Zero)});
+}
+
+/// A layer's figures, in the result file and the report alike.
+void readLayerFigures(const YamlFields &Row, LayerMeasure &Layer) {
+  Layer.ForwardMs = Row.number<double>(key::ForwardMs, Least::Zero);
+  Layer.BackwardMs = Row.number<double>(key::BackwardMs, Least::Zero);
+  Layer.GpuMs = Row.number<double>(key::GpuMs, Least::Zero, -1);
+  Layer.ActivationBytes =
+      Row.number<int64_t>(key::ActivationBytes, Least::Zero);
+  Layer.WeightBytes = Row.number<int64_t>(key::WeightBytes, Least::Zero);
+}
+
+GpuTimeSource gpuTimeSource(const YamlFields &Node) {
+  return optionalName<GpuTimeSource>(Node, key::GpuMsSource)
+      .value_or(GpuTimeSource::None);
+}
+
+//===----------------------------------------------------------------------===//
+// The result file
+//===----------------------------------------------------------------------===//
+
+/// A result file's times, bytes and layers, each checked: the program under
+/// measurement writes this file, and a value no run gives (NaN, a negative
+/// time) would reach the fits and the gate.
+void readResultFigures(const YamlFields &Root, MeasuredRun &Run) {
+  readIterationTimes(Root, Run);
+  readPeakBytes(Root, Run);
+  readTimeSplit(Root, Run);
+  Root.forEach(key::Layers, [&](const YAML::Node &Node,
+                                const std::string &Key) {
+    YamlFields Layer(Node, Key);
+    LayerMeasure Row;
+    if (!Layer[key::Scope])
+      throw BadValue{Layer.key(key::Scope), "is missing; every layer has one"};
+    Row.Scope = Layer.get<int>(key::Scope);
+    readLayerFigures(Layer, Row);
+    Run.Layers.push_back(Row);
+  });
+}
+
+void readResultProgress(const YamlFields &Root, MeasuredRun &Run) {
+  Run.Mode =
+      optionalName<RunMode>(Root, key::Mode).value_or(RunMode::Breakdown);
+  Run.Stopped = optionalName<StopReason>(Root, key::Stopped);
+  Run.EndedEarly = Root.get<bool>(key::EndedEarly);
+  Run.Warmup = Root.get<unsigned>(key::Warmup);
+  Run.IterationsAsked = Root.get<unsigned>(key::IterationsAsked);
+  Run.MinIterations = Root.get<unsigned>(key::MinIterations);
+  Run.IterationsReached = Root.get<unsigned>(key::IterationsReached);
+  Run.EpochEndIterations = Root.get<unsigned>(key::EpochEndIterations);
+  Run.EveryIterationAnEpoch = Root.get<bool>(key::EveryIterationAnEpoch);
+  Run.EpochIterations = Root.get<unsigned>(key::EpochIterations);
+  Run.DatasetSamples = Root.number<int64_t>(key::DatasetSize, Least::Zero);
+  Run.DatasetsGcd = Root.number<int64_t>(key::DatasetsGcd, Least::Zero);
+}
+
+MeasuredRun readResultFields(const YAML::Node &Node) {
+  if (!Node.IsMap())
+    throw BadValue{"the document",
+                   "is " + quotedValue(Node) + "; it must be a mapping"};
+  YamlFields Root(Node, "");
+  for (const char *Key : {key::BatchSize, key::OutOfMemory, key::Iterations,
+                          key::IterationMs, key::Throughput, key::PeakBytes})
+    if (!Root[Key])
+      throw BadValue{Key, "is missing; the runtime writes it in every result"};
+  MeasuredRun Run;
+  Run.BatchSize = Root.number<int64_t>(key::BatchSize, Least::One);
+  Run.OutOfMemory = Root.get<bool>(key::OutOfMemory);
+  Run.Iterations = Root.get<unsigned>(key::Iterations);
+  readResultProgress(Root, Run);
+  readResultFigures(Root, Run);
+  Run.TorchVersion = Root.get<std::string>(key::TorchVersion);
+  Run.Threads = Root.number<int>(key::Threads, Least::Zero);
+  YamlFields Device = Root.sub(key::Device);
+  Run.Device = optionalName<DeviceType>(Device, key::Type);
+  Run.DeviceName = Device.get<std::string>(key::Name);
+  YamlFields Gpu = Root.sub(key::Gpu);
+  Run.DeviceCapacityBytes =
+      Gpu.number<int64_t>(key::MemoryCapacityBytes, Least::Zero);
+  Run.GpuMsSource = gpuTimeSource(Gpu);
+  return Run;
+}
+
+} // namespace
+
+llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path) {
+  auto Root = loadYamlInput(Path, "run result", RunResultLimits);
+  if (!Root)
+    return Root.takeError();
+  try {
+    return readResultFields(*Root);
+  } catch (const BadValue &Bad) {
+    return llvm::createStringError(
+        std::errc::invalid_argument,
+        "run result '%s': %s %s; the measured program wrote this file "
+        "(skyline-check's runtime never writes such a value): check that the "
+        "program does not write to $%s itself, and measure again",
+        Path.str().c_str(), Bad.Key.c_str(), Bad.Problem.c_str(),
+        static_cast<const char *>(rt::env::Result));
+  } catch (const std::exception &E) {
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "unreadable run result '%s': %s",
+                                   Path.str().c_str(), E.what());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// The report's runs
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void readReportTimes(const YamlFields &Node, MeasuredRun &Run) {
+  readIterationTimes(Node, Run);
+  readTimeSplit(Node, Run);
+  Node.forEach("timing_runs",
+               [&](const YAML::Node &Median, const std::string &Key) {
+                 Run.TimingRunMedians.push_back(
+                     checkedNumber<double>(Median, Key, Least::Zero));
+               });
+  Run.WallSeconds = Node.number<double>("wall_seconds", Least::Zero);
+  Run.DynamicMallocMs = Node.number<double>("dynamic_malloc_ms", Least::Zero);
+}
+
+LayerMeasure readReportLayer(const YamlFields &Row) {
+  LayerMeasure Layer;
+  Layer.Name = Row.get<std::string>(key::Name);
+  if (Layer.Name == "(unscoped)")
+    Layer.Name.clear();
+  Layer.Type = Row.get<std::string>(key::Type);
+  Layer.File = Row.get<std::string>("file");
+  Layer.Line = Row.get<unsigned>("line");
+  readLayerFigures(Row, Layer);
+  Layer.Scope = Row.get<int>(key::Scope, -1);
+  return Layer;
+}
+
+} // namespace
+
+MeasuredRun readReportRun(const YamlFields &Node) {
+  MeasuredRun Run;
+  if (!Node[key::BatchSize])
+    throw BadValue{Node.key(key::BatchSize), "is missing; every run has one"};
+  Run.BatchSize = Node.number<int64_t>(key::BatchSize, Least::One);
+  Run.OutOfMemory = Node.get<bool>(key::OutOfMemory);
+  Run.Iterations = Node.get<unsigned>(key::Iterations);
+  readReportTimes(Node, Run);
+  readPeakBytes(Node, Run);
+  Node.forEach(key::Layers, [&](const YAML::Node &Row, const std::string &Key) {
+    Run.Layers.push_back(readReportLayer(YamlFields(Row, Key)));
+  });
+  Run.EndedEarly = Node.get<bool>(key::EndedEarly);
+  Run.IterationsAsked = Node.get<unsigned>(key::IterationsAsked);
+  Run.Stopped = optionalName<StopReason>(Node, key::Stopped);
+  Run.EpochEndIterations = Node.get<unsigned>(key::EpochEndIterations);
+  Run.EpochIterations = Node.get<unsigned>(key::EpochIterations);
+  Run.DatasetSamples = Node.number<int64_t>(key::DatasetSize, Least::Zero);
+  Run.DatasetsGcd =
+      Node.number<int64_t>(key::DatasetsGcd, Least::Zero, Run.DatasetSamples);
+  Run.GpuMsSource = gpuTimeSource(Node);
+  if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
+    YamlFields Breakdown(B, Node.key("breakdown"));
+    Run.Breakdown =
+        BreakdownRun{Breakdown.get<unsigned>(key::Iterations),
+                     Breakdown.number<double>(key::IterationMs, Least::Zero),
+                     Breakdown.number<double>("wall_seconds", Least::Zero),
+                     Breakdown.get<bool>(key::EndedEarly)};
+  }
+  return Run;
+}
+
+void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
+  Out << YAML::BeginMap;
+  Out << YAML::Key << key::BatchSize << YAML::Value << Run.BatchSize;
+  Out << YAML::Key << key::OutOfMemory << YAML::Value << Run.OutOfMemory;
+  Out << YAML::Key << key::Iterations << YAML::Value << Run.Iterations;
+  Out << YAML::Key << key::IterationMs << YAML::Value << YAML::Flow
+      << YAML::BeginMap << YAML::Key << key::Median << YAML::Value
+      << Run.IterationMs.Median << YAML::Key << key::Mean << YAML::Value
+      << Run.IterationMs.Mean << YAML::Key << key::Stddev << YAML::Value
+      << Run.IterationMs.Stddev << YAML::Key << key::Min << YAML::Value
+      << Run.IterationMs.Min << YAML::Key << key::Max << YAML::Value
+      << Run.IterationMs.Max << YAML::EndMap;
+  Out << YAML::Key << key::Throughput << YAML::Value << Run.Throughput;
+  Out << YAML::Key << key::TimeSplitMs << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
+  for (const auto &[Part, Ms] : Run.TimeSplitMs)
+    Out << YAML::Key << nameOf(Part) << YAML::Value << Ms;
+  Out << YAML::EndMap;
+  Out << YAML::Key << key::PeakBytes << YAML::Value << Run.PeakBytes;
+  Out << YAML::Key << key::Memory << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
+  for (const auto &[Kind, Bytes] : Run.Memory)
+    Out << YAML::Key << nameOf(Kind) << YAML::Value << Bytes;
+  Out << YAML::EndMap;
+  Out << YAML::Key << key::PeakBytesByPhase << YAML::Value << YAML::Flow
+      << YAML::BeginMap;
+  for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
+    Out << YAML::Key << nameOf(Phase) << YAML::Value << Bytes;
+  Out << YAML::EndMap;
+  Out << YAML::Key << key::Layers << YAML::Value << YAML::BeginSeq;
+  for (const LayerMeasure &Layer : Run.Layers) {
+    Out << YAML::Flow << YAML::BeginMap;
+    Out << YAML::Key << key::Name << YAML::Value
+        << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
+    Out << YAML::Key << key::Type << YAML::Value << Layer.Type;
+    Out << YAML::Key << "file" << YAML::Value << Layer.File;
+    Out << YAML::Key << "line" << YAML::Value << Layer.Line;
+    Out << YAML::Key << key::ForwardMs << YAML::Value << Layer.ForwardMs;
+    Out << YAML::Key << key::BackwardMs << YAML::Value << Layer.BackwardMs;
+    if (Layer.GpuMs >= 0)
+      Out << YAML::Key << key::GpuMs << YAML::Value << Layer.GpuMs;
+    Out << YAML::Key << key::ActivationBytes << YAML::Value
+        << Layer.ActivationBytes;
+    // Unknown where the run has no memory kinds (it ended early).
+    if (!Run.Memory.empty())
+      Out << YAML::Key << key::WeightBytes << YAML::Value << Layer.WeightBytes;
+    Out << YAML::Key << key::Scope << YAML::Value << Layer.Scope;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "wall_seconds" << YAML::Value << Run.WallSeconds;
+  Out << YAML::Key << key::EndedEarly << YAML::Value << Run.EndedEarly;
+  if (Run.IterationsAsked)
+    Out << YAML::Key << key::IterationsAsked << YAML::Value
+        << Run.IterationsAsked;
+  if (Run.Stopped)
+    Out << YAML::Key << key::Stopped << YAML::Value << nameOf(*Run.Stopped);
+  if (Run.EpochEndIterations)
+    Out << YAML::Key << key::EpochEndIterations << YAML::Value
+        << Run.EpochEndIterations;
+  if (Run.EpochIterations)
+    Out << YAML::Key << key::EpochIterations << YAML::Value
+        << Run.EpochIterations;
+  if (Run.DatasetSamples)
+    Out << YAML::Key << key::DatasetSize << YAML::Value << Run.DatasetSamples;
+  if (Run.DatasetsGcd && Run.DatasetsGcd != Run.DatasetSamples)
+    Out << YAML::Key << key::DatasetsGcd << YAML::Value << Run.DatasetsGcd;
+  if (Run.GpuMsSource != GpuTimeSource::None)
+    Out << YAML::Key << key::GpuMsSource << YAML::Value
+        << nameOf(Run.GpuMsSource);
+  if (Run.DynamicMallocMs > 0)
+    Out << YAML::Key << "dynamic_malloc_ms" << YAML::Value
+        << Run.DynamicMallocMs;
+  if (!Run.TimingRunMedians.empty())
+    Out << YAML::Key << "timing_runs" << YAML::Value << YAML::Flow
+        << Run.TimingRunMedians;
+  Out << YAML::Key << "breakdown" << YAML::Value;
+  if (Run.Breakdown)
+    Out << YAML::Flow << YAML::BeginMap << YAML::Key << key::Iterations
+        << YAML::Value << Run.Breakdown->Iterations << YAML::Key
+        << key::IterationMs << YAML::Value << Run.Breakdown->IterationMs
+        << YAML::Key << "wall_seconds" << YAML::Value
+        << Run.Breakdown->WallSeconds << YAML::Key << key::EndedEarly
+        << YAML::Value << Run.Breakdown->EndedEarly << YAML::EndMap;
+  else
+    Out << YAML::Null;
+  Out << YAML::EndMap;
+}
+
+} // namespace skyline
