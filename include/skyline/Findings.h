@@ -1,8 +1,9 @@
 //===- Findings.h - Diagnostics with rule ids and fix-its -------*- C++ -*-===//
 //
 // What the rules conclude about a program, in one form for every output: the
-// terminal, clang-tidy's fixes YAML, SARIF and HTML. The rule catalog gives
-// each rule id its descriptions and the docs page that explains it.
+// terminal, clang-tidy's fixes YAML, SARIF and HTML. Each rule is declared
+// once, with the rule (its RuleInfo); the catalog is made from those
+// declarations and gives each id its descriptions and its docs page.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_FINDINGS_H
@@ -34,16 +35,46 @@ struct Finding {
   bool OptionalFix = false;
 };
 
+/// How far a rule's findings can be trusted: measured facts are High;
+/// conclusions resting on the model's predictions or on noisy timings are
+/// Medium (SARIF's precision).
+enum class RulePrecision { Medium, High };
+
+/// What makes a rule's findings.
+enum class RuleOrigin {
+  Measurement,  // a rule class, run on the measured runs (createRules)
+  Gate,         // the comparison with a baseline (Gate.h)
+  ProgramModel, // the front end's notes: the terminal only, never SARIF
+};
+
+/// A command-line option a rule reads, declared with the rule.
+struct RuleOptionInfo {
+  const char *Name;    // hot-layer-share
+  const char *Default; // as the command line writes it: 20
+  const char *Help;
+};
+
+/// A rule as it is declared, with the rule: everything the catalog, SARIF,
+/// the docs and the command line say of it.
 struct RuleInfo {
   llvm::StringRef Id;               // skyline-hot-layer
   llvm::StringRef ShortDescription; // one line
   llvm::StringRef FullDescription;  // a paragraph
-  llvm::StringRef DocsPage;         // docs/rules/<id>.md, relative to the repo
+  DiagLevel DefaultLevel = DiagLevel::Warning;
+  RulePrecision Precision = RulePrecision::Medium;
+  RuleOrigin Origin = RuleOrigin::Measurement;
+  llvm::ArrayRef<RuleOptionInfo> Options = {};
+  /// docs/rules/<id>.md, relative to the repo: filled in by the catalog.
+  llvm::StringRef DocsPage = {};
 };
 
-/// Every rule skyline-check reports, in a stable order.
+/// Every rule whose findings skyline-check reports (the measured rules, then
+/// the gate's), in a stable order: SARIF's rule list.
 llvm::ArrayRef<RuleInfo> ruleCatalog();
 const RuleInfo *findRule(llvm::StringRef Id);
+
+/// The front end's notes (--analyze-only), which have docs pages too.
+llvm::ArrayRef<RuleInfo> noteCatalog();
 
 const char *diagLevelName(DiagLevel Level); // note, remark, warning, error
 

@@ -1,9 +1,11 @@
 //===- Rules.h - From measurements and predictions to findings --*- C++ -*-===//
 //
-// Each rule is one class with a stable id (the catalog in Findings.h), made
-// by an explicit list in createRules(), as clang-tidy registers its checks.
-// A rule reads the program model, the measured runs and the Analysis, and
-// adds findings; `// NOLINT(rule)` on a finding's line silences it there.
+// Each rule is one class that declares itself (its RuleInfo: id, level,
+// descriptions, options), registered by one line in Rules/Rules.def, as
+// clang-tidy registers its checks; the catalog (Findings.h) is made from
+// the declarations. A rule reads the program model, the measured runs and
+// the Analysis, and adds findings; `// NOLINT(rule)` on a finding's line
+// silences it there. docs/design.md says how to add one.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_RULES_H
@@ -24,7 +26,7 @@ namespace skyline {
 
 struct RuleOptions {
   ModelOptions Model;
-  double HotLayerShare = 0.20; // --hot-layer-share: of the iteration time
+  double HotLayerShare = 0.20; // HotLayerShareOption: of the iteration time
 };
 
 struct RuleContext {
@@ -41,13 +43,32 @@ struct RuleContext {
 class Rule {
 public:
   virtual ~Rule();
-  virtual llvm::StringRef id() const = 0;
+  /// The rule's declaration.
+  virtual const RuleInfo &info() const = 0;
+  llvm::StringRef id() const { return info().Id; }
   virtual void check(const RuleContext &Context,
                      std::vector<Finding> &Out) const = 0;
 };
 
 /// Every rule, in the catalog's order.
 std::vector<std::unique_ptr<Rule>> createRules();
+
+/// The declarations other code names findings with: a rule's own, where
+/// another stage makes findings of it (the fix-it of --set-batch-size, the
+/// front end's batch-size notes), and the gate's and the front end's, whose
+/// findings no rule class makes.
+namespace rules {
+const RuleInfo &batchSize();
+const RuleInfo &throughputRegression();
+const RuleInfo &memoryRegression();
+const RuleInfo &baselineEnvironment();
+const RuleInfo &moduleNote();
+const RuleInfo &moduleCallNote();
+const RuleInfo &trainingLoopNote();
+} // namespace rules
+
+/// skyline-hot-layer's --hot-layer-share.
+const RuleOptionInfo &hotLayerShareOption();
 
 /// Runs every rule and drops what NOLINT comments silence.
 std::vector<Finding> runRules(const RuleContext &Context);

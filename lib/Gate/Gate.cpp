@@ -2,6 +2,7 @@
 
 #include "skyline/Gate.h"
 
+#include "skyline/Rules.h"
 #include "skyline/Units.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -82,10 +83,10 @@ bool isThroughputDrop(const ThroughputComparison &C,
   return -C.Change > Options.MaxThroughputDrop && -C.Change > C.Noise;
 }
 
-Finding regression(const char *Rule, const SourceSpan &At,
+Finding regression(llvm::StringRef Rule, const SourceSpan &At,
                    std::string Message) {
   Finding F;
-  F.Rule = Rule;
+  F.Rule = Rule.str();
   F.Level = DiagLevel::Error;
   F.At = At;
   F.Message = std::move(Message);
@@ -101,7 +102,7 @@ void checkEnvironment(const Measurement &Baseline, const Measurement &Current,
     if (Then.empty() || Now.empty() || Then == Now)
       return;
     Finding F;
-    F.Rule = "skyline-baseline-environment";
+    F.Rule = rules::baselineEnvironment().Id.str();
     F.Level = DiagLevel::Warning;
     F.At = At;
     F.Message =
@@ -200,7 +201,7 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   if (Now.empty() && ranOutOfMemoryAt(Current, *BatchSize)) {
     Verdict.Regressed = true;
     Verdict.Findings.push_back(
-        regression("skyline-memory-regression", At,
+        regression(rules::memoryRegression().Id, At,
                    llvm::formatv("batch size {0} now runs out of memory; the "
                                  "baseline's peak there was {1}",
                                  *BatchSize, formatBytes(Then->PeakBytes))
@@ -223,7 +224,7 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   if (isThroughputDrop(Throughput, Options)) {
     Verdict.Regressed = true;
     Verdict.Findings.push_back(regression(
-        "skyline-throughput-regression", At,
+        rules::throughputRegression().Id, At,
         llvm::formatv(
             "throughput at batch size {0} dropped {1} against the baseline "
             "({2:F1} -> "
@@ -250,7 +251,7 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   if (*Verdict.MemoryChange > Options.MaxMemoryGrowth) {
     Verdict.Regressed = true;
     Verdict.Findings.push_back(regression(
-        "skyline-memory-regression", At,
+        rules::memoryRegression().Id, At,
         llvm::formatv("peak memory at batch size {0} grew {1} against the "
                       "baseline ({2} -> {3}; allowed {4})",
                       *BatchSize, formatShare(*Verdict.MemoryChange),

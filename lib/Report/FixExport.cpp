@@ -3,6 +3,7 @@
 #include "skyline/FixExport.h"
 
 #include "skyline/FileHash.h"
+#include "skyline/Rules.h"
 
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
@@ -15,7 +16,7 @@ namespace skyline {
 
 Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
   Finding F;
-  F.Rule = "skyline-batch-size";
+  F.Rule = rules::batchSize().Id.str();
   F.Level = DiagLevel::Note;
   F.Message = "set the training batch size '" + Site.Name + "' from " +
               std::to_string(Site.Value) + " to " + std::to_string(NewValue);

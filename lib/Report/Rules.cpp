@@ -9,74 +9,45 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <deque>
+#include <string>
+
 namespace skyline {
 
-llvm::ArrayRef<RuleInfo> ruleCatalog() {
-  static const RuleInfo Rules[] = {
-      {"skyline-batch-size",
-       "The training batch size leaves throughput on the table",
-       "Iteration time grows about linearly with the batch size, so throughput "
-       "rises toward "
-       "a limit and flattens. The suggested size is the smallest (rounded) "
-       "whose predicted "
-       "throughput is within the slack of the best that fits in memory; the "
-       "fix-it changes "
-       "the literal the batch size comes from. A note offers the learning rate "
-       "scaled by the "
-       "linear scaling rule.",
-       "docs/rules/skyline-batch-size.md"},
-      {"skyline-memory-capacity",
-       "The training batch size does not fit in memory, or only just",
-       "The measured or predicted peak memory at the declared batch size is "
-       "over the "
-       "device's capacity less the margin (--memory-margin); the fix-it sets "
-       "the largest "
-       "batch size that fits.",
-       "docs/rules/skyline-memory-capacity.md"},
-      {"skyline-hot-layer", "A layer takes a large share of the iteration time",
-       "The layer's forward and backward time is above the share of the "
-       "iteration time set "
-       "by --hot-layer-share; reported at the call site and the construction "
-       "site.",
-       "docs/rules/skyline-hot-layer.md"},
-      {"skyline-memory-breakdown",
-       "Peak memory by kind at the training batch size",
-       "Weights, gradients, optimizer state, activations and data at the peak "
-       "of the "
-       "measured run at the declared batch size, and how activations grow per "
-       "sample.",
-       "docs/rules/skyline-memory-breakdown.md"},
-      {"skyline-malloc-thresholds",
-       "The program loses time to glibc returning memory each iteration",
-       "With glibc's dynamic malloc thresholds the program took markedly "
-       "longer an iteration at the declared batch size than with them pinned "
-       "(as skyline-check measures): glibc gives memory back to the system "
-       "and faults it in again every iteration. The measured times hold with "
-       "the GLIBC_TUNABLES the runs had, or a caching allocator.",
-       "docs/rules/skyline-malloc-thresholds.md"},
-      {"skyline-throughput-regression",
-       "Throughput dropped against the baseline",
-       "Throughput at the baseline's batch size is lower than the baseline's "
-       "by more than "
-       "--max-throughput-drop, after repeated measurements and with the noise "
-       "taken into "
-       "account.",
-       "docs/rules/skyline-throughput-regression.md"},
-      {"skyline-memory-regression", "Peak memory grew against the baseline",
-       "Peak memory at the baseline's batch size is higher than the baseline's "
-       "by more than "
-       "--max-memory-growth.",
-       "docs/rules/skyline-memory-regression.md"},
-      {"skyline-baseline-environment",
-       "The baseline ran in a different environment",
-       "The baseline report was measured with another LibTorch version, "
-       "device, thread "
-       "count or memory capacity; the gate still compares, but differences may "
-       "come from the "
-       "environment rather than the code.",
-       "docs/rules/skyline-baseline-environment.md"},
-  };
+namespace {
+
+/// Declarations with their docs pages filled in: docs/rules/<id>.md. The
+/// pages' text outlives the catalog's entries, which point into it.
+std::vector<RuleInfo> withDocsPages(std::vector<RuleInfo> Rules) {
+  static std::deque<std::string> Pages;
+  for (RuleInfo &Rule : Rules) {
+    Pages.push_back(("docs/rules/" + Rule.Id + ".md").str());
+    Rule.DocsPage = Pages.back();
+  }
   return Rules;
+}
+
+} // namespace
+
+llvm::ArrayRef<RuleInfo> ruleCatalog() {
+  static const std::vector<RuleInfo> Catalog = [] {
+    std::vector<RuleInfo> Rules;
+    for (const std::unique_ptr<Rule> &R : createRules())
+      Rules.push_back(R->info());
+    for (const RuleInfo *Gate :
+         {&rules::throughputRegression(), &rules::memoryRegression(),
+          &rules::baselineEnvironment()})
+      Rules.push_back(*Gate);
+    return withDocsPages(std::move(Rules));
+  }();
+  return Catalog;
+}
+
+llvm::ArrayRef<RuleInfo> noteCatalog() {
+  static const std::vector<RuleInfo> Notes =
+      withDocsPages({rules::moduleNote(), rules::moduleCallNote(),
+                     rules::trainingLoopNote()});
+  return Notes;
 }
 
 const RuleInfo *findRule(llvm::StringRef Id) {
@@ -103,11 +74,8 @@ const MeasuredRun *RuleContext::currentRun() const {
 
 std::vector<std::unique_ptr<Rule>> createRules() {
   std::vector<std::unique_ptr<Rule>> Rules;
-  Rules.push_back(createBatchSizeRule());
-  Rules.push_back(createMemoryCapacityRule());
-  Rules.push_back(createHotLayerRule());
-  Rules.push_back(createMemoryBreakdownRule());
-  Rules.push_back(createMallocThresholdsRule());
+#define SKYLINE_RULE(Name) Rules.push_back(create##Name());
+#include "Rules/Rules.def"
   return Rules;
 }
 

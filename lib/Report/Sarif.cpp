@@ -245,25 +245,8 @@ private:
 // Rules
 //===----------------------------------------------------------------------===//
 
-// The catalog says what a rule means; how loud it is by default and how far
-// to trust it belong to this view of it.
-StringRef defaultLevel(StringRef RuleId) {
-  if (RuleId.ends_with("-regression"))
-    return "error";
-  if (RuleId == "skyline-memory-breakdown")
-    return "note";
-  return "warning";
-}
-
-// Measured facts are "high"; conclusions resting on the model's predictions
-// or on noisy timings are "medium".
-StringRef precision(StringRef RuleId) {
-  if (RuleId == "skyline-hot-layer" || RuleId == "skyline-memory-breakdown" ||
-      RuleId == "skyline-memory-regression" ||
-      RuleId == "skyline-baseline-environment" ||
-      RuleId == "skyline-malloc-thresholds")
-    return "high";
-  return "medium";
+StringRef precisionName(RulePrecision Precision) {
+  return Precision == RulePrecision::High ? "high" : "medium";
 }
 
 // GitHub's problem.severity says "recommendation" where SARIF says "note".
@@ -283,7 +266,7 @@ std::string camelCase(StringRef Id) {
 }
 
 json::Object rule(const RuleInfo &Rule) {
-  StringRef Level = defaultLevel(Rule.Id);
+  StringRef Level = diagLevelName(Rule.DefaultLevel);
   std::string Text = (Rule.FullDescription + "\n\nSee " + Rule.DocsPage +
                       " in the skyline-check sources.")
                          .str();
@@ -300,7 +283,7 @@ json::Object rule(const RuleInfo &Rule) {
       {"defaultConfiguration", json::Object{{"level", Level.str()}}},
       {"properties",
        json::Object{{"tags", json::Array{"performance"}},
-                    {"precision", precision(Rule.Id).str()},
+                    {"precision", precisionName(Rule.Precision).str()},
                     {"problem.severity", problemSeverity(Level).str()}}},
   };
 }

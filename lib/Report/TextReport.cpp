@@ -3,6 +3,7 @@
 #include "skyline/TextReport.h"
 
 #include "skyline/InputFile.h"
+#include "skyline/Rules.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -107,14 +108,14 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
   if (const auto &Site = Model.BatchSize)
     Printer.print(DiagLevel::Note, Site->Literal.File, Site->Literal.Line,
                   Site->Literal.Column, Site->Literal.Length,
-                  describeBatchSize(*Site, "training"), "skyline-batch-size");
+                  describeBatchSize(*Site, "training"), rules::batchSize().Id);
   for (const BatchSizeSite &Site : Model.OtherBatchSizes)
     Printer.print(DiagLevel::Note, Site.Literal.File, Site.Literal.Line,
                   Site.Literal.Column, Site.Literal.Length,
                   describeBatchSize(Site, Site.Role == BatchSizeRole::Eval
                                               ? "test/eval"
                                               : "other"),
-                  "skyline-batch-size");
+                  rules::batchSize().Id);
   for (const ModuleSite &M : Model.Modules) {
     std::string Message =
         "module '" + M.Name + "' (" + M.Type + ") constructed here";
@@ -123,13 +124,13 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
                  Printer.displayPath(M.RegisteredAt.substr(0, Colon)) +
                  M.RegisteredAt.substr(Colon);
     Printer.print(DiagLevel::Note, M.File, M.Line, M.Column, 1, Message,
-                  "skyline-module");
+                  rules::moduleNote().Id);
   }
   for (const ModuleCall &Call : Model.ModuleCalls)
     Printer.print(DiagLevel::Note, Call.File, Call.Line, Call.Column, 1,
                   "call of module '" + Call.Name + "'" +
                       (Call.InMacro ? " (in a macro expansion)" : ""),
-                  "skyline-module-call");
+                  rules::moduleCallNote().Id);
   for (const TrainingLoop &Loop : Model.TrainingLoops) {
     std::string Message = "training loop";
     if (!Loop.Function.empty())
@@ -145,7 +146,7 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
                " zero_grad, " + std::to_string(Loop.BackwardCalls.size()) +
                " backward, " + std::to_string(Loop.StepCalls.size()) + " step";
     Printer.print(DiagLevel::Note, Loop.File, Loop.Line, Loop.Column, 1,
-                  Message, "skyline-training-loop");
+                  Message, rules::trainingLoopNote().Id);
   }
   for (const std::string &Warning : Model.Warnings)
     Printer.printPlain(DiagLevel::Warning, Warning);

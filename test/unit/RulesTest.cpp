@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
+#include <cstdlib>
 #include <fstream>
 
 namespace skyline {
@@ -284,6 +285,54 @@ TEST(RulesTest, EveryRuleIsInTheCatalogWithADocsPage) {
     EXPECT_TRUE(
         std::ifstream(SKYLINE_SOURCE_DIR "/" + Info.DocsPage.str()).good())
         << Info.DocsPage.str();
+}
+
+TEST(RulesTest, TheFrontEndsNotesAreDeclaredWithDocsPages) {
+  std::vector<std::string> Ids;
+  for (const RuleInfo &Note : noteCatalog()) {
+    EXPECT_EQ(Note.Origin, RuleOrigin::ProgramModel) << Note.Id.str();
+    EXPECT_EQ(Note.DefaultLevel, DiagLevel::Note) << Note.Id.str();
+    EXPECT_EQ(Note.DocsPage, ("docs/rules/" + Note.Id + ".md").str());
+    EXPECT_TRUE(
+        std::ifstream(SKYLINE_SOURCE_DIR "/" + Note.DocsPage.str()).good())
+        << Note.DocsPage.str();
+    EXPECT_EQ(findRule(Note.Id), nullptr)
+        << "a note is not one of SARIF's rules: " << Note.Id.str();
+    Ids.push_back(Note.Id.str());
+  }
+  EXPECT_EQ(Ids,
+            (std::vector<std::string>{"skyline-module", "skyline-module-call",
+                                      "skyline-training-loop"}));
+}
+
+TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesEachOnce) {
+  std::vector<std::string> Ids;
+  for (const RuleInfo &Rule : ruleCatalog())
+    Ids.push_back(Rule.Id.str());
+  EXPECT_EQ(Ids,
+            (std::vector<std::string>{
+                "skyline-batch-size", "skyline-memory-capacity",
+                "skyline-hot-layer", "skyline-memory-breakdown",
+                "skyline-malloc-thresholds", "skyline-throughput-regression",
+                "skyline-memory-regression", "skyline-baseline-environment"}));
+  std::vector<std::unique_ptr<Rule>> Rules = createRules();
+  for (size_t I = 0; I < ruleCatalog().size(); ++I)
+    EXPECT_EQ(ruleCatalog()[I].Origin,
+              I < Rules.size() ? RuleOrigin::Measurement : RuleOrigin::Gate)
+        << Ids[I];
+  EXPECT_EQ(&rules::batchSize(), &Rules[0]->info())
+      << "the front end's batch-size notes and the rule share one declaration";
+}
+
+TEST(RulesTest, HotLayerShareIsDeclaredWithItsRule) {
+  const RuleInfo *HotLayer = findRule("skyline-hot-layer");
+  ASSERT_NE(HotLayer, nullptr);
+  ASSERT_EQ(HotLayer->Options.size(), 1u);
+  EXPECT_EQ(&HotLayer->Options[0], &hotLayerShareOption());
+  EXPECT_STREQ(hotLayerShareOption().Name, "hot-layer-share");
+  // The declared default is the one RuleOptions starts with: 20% = 0.20.
+  EXPECT_DOUBLE_EQ(std::atof(hotLayerShareOption().Default) / 100,
+                   RuleOptions().HotLayerShare);
 }
 
 } // namespace

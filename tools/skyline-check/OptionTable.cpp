@@ -8,6 +8,8 @@
 
 #include "OptionTable.h"
 
+#include "skyline/Rules.h"
+
 #include <boost/make_shared.hpp>
 
 #include <cstdlib>
@@ -432,12 +434,10 @@ OptionGroup predictionOptions() {
                   "suggest a new size only when it is predicted at least P% "
                   "faster",
                   modelField(&ModelOptions::MinGain)),
-          // A rule's own option; it belongs with the rule once rules declare
-          // their options.
+          // A rule's own option, declared with the rule (HotLayerRule.cpp).
           percent(
-              "hot-layer-share", "20",
-              "skyline-hot-layer reports layers taking at least P% of an "
-              "iteration",
+              hotLayerShareOption().Name, hotLayerShareOption().Default,
+              hotLayerShareOption().Help,
               field(&CommandLineOptions::Rules, &RuleOptions::HotLayerShare)),
           option(
               "what-if-batch-size",

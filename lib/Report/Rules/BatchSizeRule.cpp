@@ -37,7 +37,7 @@ std::string formatRate(double Rate, llvm::StringRef Original) {
 
 class BatchSizeRule : public Rule {
 public:
-  llvm::StringRef id() const override { return "skyline-batch-size"; }
+  const RuleInfo &info() const override { return rules::batchSize(); }
 
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {
@@ -88,7 +88,7 @@ private:
             : llvm::formatv("and {0} more calls need", Count - 1).str();
     int64_t Samples = Context.Model.WholeBatchSamples;
     Finding Note;
-    Note.Rule = "skyline-batch-size";
+    Note.Rule = rules::batchSize().Id.str();
     Note.Level = DiagLevel::Note;
     Note.At = {First->Call.File, First->Call.Line, First->Call.Column,
                First->Call.Offset, First->Call.Length};
@@ -130,7 +130,7 @@ private:
         std::string Scaled = formatRate(scaleLearningRate(Rate, From, To),
                                         Optimizer.LearningRateText);
         Finding Note;
-        Note.Rule = "skyline-batch-size";
+        Note.Rule = rules::batchSize().Id.str();
         Note.Level = DiagLevel::Note;
         Note.At = *Optimizer.LearningRate;
         Note.Message =
@@ -148,6 +148,23 @@ private:
 };
 
 } // namespace
+
+const RuleInfo &rules::batchSize() {
+  static const RuleInfo Info{
+      "skyline-batch-size",
+      "The training batch size leaves throughput on the table",
+      "Iteration time grows about linearly with the batch size, so throughput "
+      "rises toward "
+      "a limit and flattens. The suggested size is the smallest (rounded) "
+      "whose predicted "
+      "throughput is within the slack of the best that fits in memory; the "
+      "fix-it changes "
+      "the literal the batch size comes from. A note offers the learning rate "
+      "scaled by the "
+      "linear scaling rule.",
+      DiagLevel::Warning, RulePrecision::Medium};
+  return Info;
+}
 
 std::unique_ptr<Rule> createBatchSizeRule() {
   return std::make_unique<BatchSizeRule>();

@@ -39,9 +39,26 @@ std::string oneLineArguments(llvm::StringRef Text, size_t MaxChars = 72) {
   return Line.substr(0, Cut) + "...";
 }
 
+const RuleOptionInfo HotLayerOptions[] = {
+    {"hot-layer-share", "20",
+     "skyline-hot-layer reports layers taking at least P% of an iteration"}};
+
 class HotLayerRule : public Rule {
 public:
-  llvm::StringRef id() const override { return "skyline-hot-layer"; }
+  const RuleInfo &info() const override {
+    static const RuleInfo Info{
+        "skyline-hot-layer",
+        "A layer takes a large share of the iteration time",
+        "The layer's forward and backward time is above the share of the "
+        "iteration time set "
+        "by --hot-layer-share; reported at the call site and the construction "
+        "site.",
+        DiagLevel::Warning,
+        RulePrecision::High,
+        RuleOrigin::Measurement,
+        HotLayerOptions};
+    return Info;
+  }
 
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {
@@ -109,6 +126,8 @@ private:
 };
 
 } // namespace
+
+const RuleOptionInfo &hotLayerShareOption() { return HotLayerOptions[0]; }
 
 std::unique_ptr<Rule> createHotLayerRule() {
   return std::make_unique<HotLayerRule>();

@@ -24,7 +24,18 @@ constexpr double MinSlowdown = 0.10;
 
 class MallocThresholdsRule : public Rule {
 public:
-  llvm::StringRef id() const override { return "skyline-malloc-thresholds"; }
+  const RuleInfo &info() const override {
+    static const RuleInfo Info{
+        "skyline-malloc-thresholds",
+        "The program loses time to glibc returning memory each iteration",
+        "With glibc's dynamic malloc thresholds the program took markedly "
+        "longer an iteration at the declared batch size than with them pinned "
+        "(as skyline-check measures): glibc gives memory back to the system "
+        "and faults it in again every iteration. The measured times hold with "
+        "the GLIBC_TUNABLES the runs had, or a caching allocator.",
+        DiagLevel::Warning, RulePrecision::High};
+    return Info;
+  }
 
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {

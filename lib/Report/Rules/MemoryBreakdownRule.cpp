@@ -16,7 +16,17 @@ namespace {
 
 class MemoryBreakdownRule : public Rule {
 public:
-  llvm::StringRef id() const override { return "skyline-memory-breakdown"; }
+  const RuleInfo &info() const override {
+    static const RuleInfo Info{
+        "skyline-memory-breakdown",
+        "Peak memory by kind at the training batch size",
+        "Weights, gradients, optimizer state, activations and data at the peak "
+        "of the "
+        "measured run at the declared batch size, and how activations grow per "
+        "sample.",
+        DiagLevel::Note, RulePrecision::High};
+    return Info;
+  }
 
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {

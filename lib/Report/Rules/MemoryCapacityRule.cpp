@@ -18,7 +18,18 @@ namespace {
 
 class MemoryCapacityRule : public Rule {
 public:
-  llvm::StringRef id() const override { return "skyline-memory-capacity"; }
+  const RuleInfo &info() const override {
+    static const RuleInfo Info{
+        "skyline-memory-capacity",
+        "The training batch size does not fit in memory, or only just",
+        "The measured or predicted peak memory at the declared batch size is "
+        "over the "
+        "device's capacity less the margin (--memory-margin); the fix-it sets "
+        "the largest "
+        "batch size that fits.",
+        DiagLevel::Warning, RulePrecision::Medium};
+    return Info;
+  }
 
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {

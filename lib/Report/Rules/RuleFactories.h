@@ -8,11 +8,8 @@
 
 namespace skyline {
 
-std::unique_ptr<Rule> createBatchSizeRule();
-std::unique_ptr<Rule> createMemoryCapacityRule();
-std::unique_ptr<Rule> createHotLayerRule();
-std::unique_ptr<Rule> createMemoryBreakdownRule();
-std::unique_ptr<Rule> createMallocThresholdsRule();
+#define SKYLINE_RULE(Name) std::unique_ptr<Rule> create##Name();
+#include "Rules.def"
 
 } // namespace skyline
 
