@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FuzzInput.h"
-#include "skyline/Measure.h"
+#include "skyline/MeasuredRunYAML.h"
 
 #include "llvm/Support/Error.h"
 
