@@ -20,9 +20,15 @@
 // every iteration depends on the sizes freed before it, which makes a size's
 // time jump by a quarter against its neighbours' on the CPU.
 //
+// Here: the options, the pure planning functions and measure(); the sweep
+// that follows the plan, and the launcher its runs go through, are in
+// Sweep.h.
+//
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_MEASURE_H
 #define SKYLINE_MEASURE_H
+
+#include "skyline/Measurement.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -111,132 +117,6 @@ MallocSetting mallocSetting(MallocThresholds Choice,
                             std::optional<llvm::StringRef> UserTunables,
                             bool UserThresholdVariables);
 
-struct TimeSummary {
-  double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
-};
-
-/// One module call site's share of an iteration. Measure fills the numbers
-/// by scope id; the driver names the row from the scope table and the model.
-struct LayerMeasure {
-  int Scope = -1; // ScopeEntry::Id; -1 is the (unscoped) row
-  std::string Name, Type, File;
-  unsigned Line = 0;
-  double ForwardMs = 0;        // self time per iteration
-  double BackwardMs = 0;       // its backward ops, by sequence number
-  double GpuMs = -1;           // kernel time on CUDA; -1: not measured
-  int64_t ActivationBytes = 0; // allocated in its forward, live at the peak
-  int64_t WeightBytes = 0;     // parameters and buffers of the module it calls
-};
-
-/// The breakdown run behind a MeasuredRun's split, kinds and layers.
-struct BreakdownRun {
-  unsigned Iterations = 0;
-  double IterationMs = 0; // its mean, the hooks' cost included
-  double WallSeconds = 0;
-  bool EndedEarly = false;
-};
-
-struct MeasuredRun {
-  int64_t BatchSize = 0;
-  bool OutOfMemory = false;
-  /// Iterations, IterationMs and Throughput are the fastest timing run's
-  /// (the only run in an older result).
-  unsigned Iterations = 0;
-  TimeSummary IterationMs;
-  double Throughput = 0;
-  /// Every timing run's median in the order they ran, the kept one among
-  /// them; empty in an older result.
-  std::vector<double> TimingRunMedians;
-  /// The program returned before the run stopped it; its figures come from
-  /// the iterations it measured.
-  bool EndedEarly = false;
-  unsigned IterationsAsked = 0; // the most the run was to measure
-  /// Why it stopped: count, stable, time_limit, ended_early, out_of_memory;
-  /// empty in an older result.
-  std::string Stopped;
-  /// From the result file, for messages: warm-up, the fewest iterations to
-  /// measure, and the loop body starts the program reached.
-  unsigned Warmup = 0, MinIterations = 0, IterationsReached = 0;
-  /// Measured iterations that spanned an epoch's end (a start of the
-  /// training loop fell inside them), left out of IterationMs.
-  unsigned EpochEndIterations = 0;
-  /// Every measured iteration spanned a start of the training loop: each
-  /// epoch was one batch, or the loop is entered once an iteration.
-  bool EveryIterationAnEpoch = false;
-  /// Iterations of the program's first epoch, where the run saw the
-  /// second begin; 0 where it did not.
-  unsigned EpochIterations = 0;
-  /// The training loader's dataset size, where the run saw it (the
-  /// instrumented loader's dataset argument); 0 where it did not.
-  int64_t DatasetSamples = 0;
-  /// The greatest common divisor of it and the datasets of the other
-  /// loaders given the same batch size (an evaluation loader); 0: unknown.
-  int64_t DatasetsGcd = 0;
-  /// What a whole batch must divide: DatasetsGcd, else DatasetSamples.
-  int64_t wholeBatchDivisor() const {
-    return DatasetsGcd > 0 ? DatasetsGcd : DatasetSamples;
-  }
-  /// timing or breakdown: what the result file came from.
-  std::string Mode;
-  /// Where PeakBytesByPhase, Memory, TimeSplitMs and Layers come from; none
-  /// when this size had no breakdown run.
-  std::optional<BreakdownRun> Breakdown;
-  int64_t PeakBytes = 0;
-  std::vector<std::pair<std::string, int64_t>> PeakBytesByPhase;
-  /// weights, gradients, optimizer_state, activations, data, temporaries,
-  /// untracked: the peak by kind, in that order.
-  std::vector<std::pair<std::string, int64_t>> Memory;
-  /// ms per iteration in data, forward, backward, optimizer and other.
-  std::vector<std::pair<std::string, double>> TimeSplitMs;
-  std::vector<LayerMeasure> Layers;
-  double WallSeconds = 0;
-  std::string Log;
-  /// Where the run ran, as the runtime saw it; empty or 0 when not written.
-  std::string DeviceType;   // cpu or cuda
-  std::string DeviceName;   // the CPU's model name, or the GPU's
-  std::string TorchVersion; // the LibTorch the program was built with
-  int Threads = 0;          // intra-op threads
-  /// On CUDA: the device memory the program could hold (free plus the
-  /// caching allocator's own); 0 on the CPU.
-  int64_t DeviceCapacityBytes = 0;
-  /// The median of a timing run with glibc's dynamic malloc thresholds,
-  /// made at the declared size when the others had them pinned (on the
-  /// CPU); 0: none.
-  double DynamicMallocMs = 0;
-  /// On CUDA: where the layers' GpuMs came from (cupti, or cuda_events when
-  /// CUPTI is unavailable: a scope's span on the stream, gaps included);
-  /// empty when no layer has one.
-  std::string GpuMsSource;
-};
-
-struct Measurement {
-  std::string DeviceType = "cpu";
-  std::string DeviceName = "CPU";
-  std::string TorchVersion; // of the LibTorch the program ran with
-  int Threads = 0;          // intra-op threads the runs used
-  /// MallocSetting::Thresholds of the runs; empty in an older report.
-  std::string MallocThresholdsUsed;
-  /// The GLIBC_TUNABLES skyline-check gave the runs; empty when it left the
-  /// environment's.
-  std::string GlibcTunables;
-  int64_t MemoryCapacityBytes = 0;
-  std::vector<MeasuredRun> Runs;
-  /// Runs that failed after the first, runs that ended early, a spent time
-  /// budget: each a warning on the terminal.
-  std::vector<std::string> Problems;
-  double TimeBudgetSeconds = 0; // 0: none
-  bool TimeBudgetSpent = false; // batch sizes were left out for it
-  /// The smallest size left out because each of its iterations was a whole
-  /// epoch: the dataset holds fewer samples than this. 0: none was seen.
-  int64_t LargerThanTheData = 0;
-  /// The smallest size whose timing run failed (crashed, exited non-zero,
-  /// timed out) once a smaller size had measured: the sweep stayed below
-  /// it, and no size from it on is suggested, since a size between two
-  /// that ran can fail like it (a last batch the program cannot shape).
-  /// 0: none failed.
-  int64_t FirstFailure = 0;
-};
-
 /// The divisor of Samples nearest Next (by ratio, within a factor of 4)
 /// that is not in Measured, is below Below (when set) and at most Most
 /// (when positive); 0 when none is (nothing near is left to try), or Next
@@ -312,9 +192,6 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// DataLimit: at it, or where the time bends once the sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 
-/// Reads a result file the runtime wrote.
-llvm::Expected<MeasuredRun> readRunResult(llvm::StringRef Path);
-
 /// The time limit of the next timing run: what is left of the budget,
 /// shared equally among the timing runs still to make, less a quarter for
 /// the size's breakdown run. 0 (no limit) without a budget.
@@ -337,6 +214,9 @@ std::optional<unsigned> runnableTasks(llvm::StringRef LoadavgText);
 /// iterations, so they still add up to the (timing) iteration.
 MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown);
 
+/// Says first whether other work keeps the CPUs, then sweeps Executable's
+/// batch sizes from DeclaredBatchSize (a Sweep whose runs are processes,
+/// their logs and results under Options.WorkDir/runs).
 llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,

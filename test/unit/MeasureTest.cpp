@@ -1,6 +1,10 @@
-// The sweep's arithmetic and the reading of the runtime's result file.
+// The sweep's arithmetic, the sweep driven through a scripted launcher, and
+// the reading of the runtime's result file.
 
 #include "skyline/Measure.h"
+#include "skyline/MeasuredRunYAML.h"
+#include "skyline/Sweep.h"
+#include "skyline/runtime/ExitCodes.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -8,7 +12,10 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <csignal>
 #include <cstdlib>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -243,13 +250,13 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   EXPECT_DOUBLE_EQ(Run->Throughput, 25600);
   EXPECT_EQ(Run->PeakBytes, 123456);
   ASSERT_EQ(Run->PeakBytesByPhase.size(), 2u);
-  EXPECT_EQ(Run->PeakBytesByPhase[1].first, "data");
+  EXPECT_EQ(Run->PeakBytesByPhase[1].first, Phase::Data);
   ASSERT_EQ(Run->TimeSplitMs.size(), 5u);
   EXPECT_EQ(Run->TimeSplitMs[2],
-            (std::pair<std::string, double>("backward", 1.2)));
+            (std::pair<TimePart, double>(TimePart::Backward, 1.2)));
   ASSERT_EQ(Run->Memory.size(), 7u);
   EXPECT_EQ(Run->Memory[0],
-            (std::pair<std::string, int64_t>("weights", 100000)));
+            (std::pair<MemoryKind, int64_t>(MemoryKind::Weights, 100000)));
   llvm::sys::fs::remove(Path);
 
   auto Missing = readRunResult("/nonexistent/result.yaml");
@@ -351,8 +358,9 @@ TEST(MeasureTest, MergesTheTimingAndTheBreakdownRun) {
   Breakdown.IterationMs = {12, 12.5, 0.5, 12, 13};
   Breakdown.PeakBytes = 1010;
   Breakdown.WallSeconds = 1;
-  Breakdown.Memory = {{"weights", 10}, {"activations", 1000}};
-  Breakdown.TimeSplitMs = {{"forward", 5}, {"backward", 7.5}};
+  Breakdown.Memory = {{MemoryKind::Weights, 10},
+                      {MemoryKind::Activations, 1000}};
+  Breakdown.TimeSplitMs = {{TimePart::Forward, 5}, {TimePart::Backward, 7.5}};
   LayerMeasure Layer;
   Layer.Scope = 0;
   Layer.ForwardMs = 5;
@@ -379,11 +387,17 @@ TEST(MeasureTest, MergesTheTimingAndTheBreakdownRun) {
       << "an out-of-memory breakdown run is out of memory at that size";
 }
 
-/// A stand-in for an instrumented program: a shell script that writes the
-/// result the runtime would, per SKYLINE_MODE, and notes its environment.
-class FakeProgram {
+/// The instrumented program at the launcher's seam: each run's outcome is
+/// what Timing or Breakdown (by the run's SKYLINE_MODE) make of the request
+/// and the environment the real launcher would give it. Its log goes where
+/// the real launcher puts it, and time passes only as the runs say.
+class ScriptedProgram : public RunLauncher {
 public:
-  explicit FakeProgram(const std::string &Name) {
+  using Environment = std::map<std::string, std::string>;
+  using Respond =
+      std::function<RunOutcome(const RunRequest &, const Environment &)>;
+
+  explicit ScriptedProgram(const std::string &Name) {
     llvm::SmallString<128> Path;
     EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
     Dir = std::string(Path);
@@ -395,42 +409,139 @@ public:
     Options.Malloc = MallocThresholds::Dynamic;
     Options.Iterations = 50;
   }
-  ~FakeProgram() { llvm::sys::fs::remove_directories(Dir); }
+  ~ScriptedProgram() { llvm::sys::fs::remove_directories(Dir); }
 
-  /// Timing and Breakdown are shell snippets that run in the script with
-  /// $SKYLINE_RESULT and the other variables set.
-  std::string write(const std::string &Timing, const std::string &Breakdown) {
-    std::string Script = Dir + "/program.sh";
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(Script, EC);
-    Out << "#!/bin/sh\n"
-        << "echo \"$SKYLINE_MODE $SKYLINE_ITERATIONS $SKYLINE_MIN_ITERATIONS "
-           "$SKYLINE_TOLERANCE $SKYLINE_TIME_LIMIT\" >> "
-        << Dir << "/calls.txt\n"
-        << "if [ \"$SKYLINE_MODE\" = timing ]; then\n"
-        << Timing << "\nelse\n"
-        << Breakdown << "\nfi\n";
-    Out.close();
-    llvm::sys::fs::setPermissions(Script, llvm::sys::fs::all_all);
-    return Script;
+  void write(Respond TimingRuns, Respond BreakdownRuns) {
+    Timing = std::move(TimingRuns);
+    Breakdown = std::move(BreakdownRuns);
   }
 
-  /// Measures Script from batch size 8, its progress kept in Progress.
-  llvm::Expected<Measurement> measureFrom(const std::string &Script) {
+  llvm::Expected<RunOutcome> run(const RunRequest &Request) override {
+    RunFiles Files = runFiles(runsDir(), Request);
+    Environment Env = environmentOf(Request, Files.Result);
+    // What the shell scripts that stood for the program noted.
+    Calls += Env["SKYLINE_MODE"] + " " + Env["SKYLINE_ITERATIONS"] + " " +
+             Env["SKYLINE_MIN_ITERATIONS"] + " " + Env["SKYLINE_TOLERANCE"] +
+             " " + Env["SKYLINE_TIME_LIMIT"] + "\n";
+    writeLog(Request, "trained a few steps\n");
+    RunOutcome Outcome = Request.Mode == RunMode::Timing
+                             ? Timing(Request, Env)
+                             : Breakdown(Request, Env);
+    Now += Outcome.Seconds;
+    return Outcome;
+  }
+
+  /// Measures from batch size 8, its progress kept in Progress.
+  llvm::Expected<Measurement> measureFrom() {
     Progress.clear();
     llvm::raw_string_ostream Out(Progress);
-    return measure(Script, 8, Options, Out);
+    return Sweep(*this, 8, Options, Out, [this] { return Now; }).run();
   }
 
-  std::string calls() const {
-    auto Text = llvm::MemoryBuffer::getFile(Dir + "/calls.txt");
-    return Text ? (*Text)->getBuffer().str() : "";
+  /// A program that finished (out of memory or not) and wrote Run.
+  RunOutcome finished(const RunRequest &Request, MeasuredRun Run,
+                      double Seconds = 0) const {
+    ProcessResult Process;
+    Process.End = ProcessEnd::Exited;
+    Process.ExitCode = Run.OutOfMemory ? rt::ExitOutOfMemory : 0;
+    Process.Seconds = Seconds;
+    return finishedRunOutcome(Request, std::move(Run), Process,
+                              runFiles(runsDir(), Request).Log);
   }
+
+  /// A program killed by Signal after printing Output, with no result.
+  RunOutcome crashed(const RunRequest &Request, int Signal,
+                     const std::string &Output) const {
+    writeLog(Request, Output);
+    ProcessResult Process;
+    Process.End = ProcessEnd::Signalled;
+    Process.Crashed = true;
+    Process.Signal = Signal;
+    Process.Error = describeSignal(Signal);
+    return failedRunOutcome(Request, Process, runFiles(runsDir(), Request),
+                            std::nullopt);
+  }
+
+  std::string calls() const { return Calls; }
 
   std::string Dir;
   MeasureOptions Options;
   std::string Progress;
+
+private:
+  std::string runsDir() const { return Options.WorkDir + "/runs"; }
+
+  /// runEnvironment's variables over this process's GLIBC_TUNABLES, which a
+  /// run inherits unless it is given its own.
+  Environment environmentOf(const RunRequest &Request,
+                            llvm::StringRef ResultPath) const {
+    Environment Env;
+    if (const char *Tunables = std::getenv("GLIBC_TUNABLES"))
+      Env["GLIBC_TUNABLES"] = Tunables;
+    for (const std::string &Entry :
+         runEnvironment(Request, Options, ResultPath))
+      Env[Entry.substr(0, Entry.find('='))] = Entry.substr(Entry.find('=') + 1);
+    return Env;
+  }
+
+  void writeLog(const RunRequest &Request, const std::string &Text) const {
+    llvm::sys::fs::create_directories(runsDir());
+    std::error_code EC;
+    llvm::raw_fd_ostream(runFiles(runsDir(), Request).Log, EC) << Text;
+  }
+
+  Respond Timing, Breakdown;
+  std::string Calls;
+  double Now = 0;
 };
+
+using Environment = ScriptedProgram::Environment;
+
+/// A run's result as the runtime reports it: Iterations measured, ended
+/// early or by their count, after Reached loop body starts, at the size and
+/// with the iterations the run was asked for; a breakdown run adds its
+/// split, a phase's peak and a layer.
+MeasuredRun measured(const RunRequest &Request, const Environment &Env,
+                     unsigned Iterations, bool EndedEarly, unsigned Reached,
+                     bool OutOfMemory = false, double MedianMs = 2.0) {
+  MeasuredRun Run;
+  Run.BatchSize = Request.BatchSize;
+  Run.OutOfMemory = OutOfMemory;
+  Run.Iterations = Iterations;
+  Run.Stopped = EndedEarly ? StopReason::EndedEarly : StopReason::Count;
+  Run.EndedEarly = EndedEarly;
+  Run.Warmup = 2;
+  Run.IterationsAsked = std::stoul(Env.at("SKYLINE_ITERATIONS"));
+  Run.MinIterations = std::stoul(Env.at("SKYLINE_MIN_ITERATIONS"));
+  Run.IterationsReached = Reached;
+  Run.IterationMs = {MedianMs, MedianMs, 0.1, MedianMs, MedianMs};
+  Run.Throughput = 4000;
+  Run.PeakBytes = 5000;
+  if (Request.Mode == RunMode::Breakdown) {
+    Run.PeakBytesByPhase = {{Phase::Construction, 5000}};
+    Run.TimeSplitMs = {{TimePart::Data, 0.5},
+                       {TimePart::Forward, 0.5},
+                       {TimePart::Backward, 0.5},
+                       {TimePart::Optimizer, 0.5},
+                       {TimePart::Other, 0.0}};
+    LayerMeasure Layer;
+    Layer.ForwardMs = 0.5;
+    Layer.BackwardMs = 0.5;
+    Run.Layers = {Layer};
+  }
+  return Run;
+}
+
+/// Responds to every run alike: Iterations measured, after Reached.
+ScriptedProgram::Respond everyRun(const ScriptedProgram &Program,
+                                  unsigned Iterations, bool EndedEarly,
+                                  unsigned Reached) {
+  return [&Program, Iterations, EndedEarly, Reached](const RunRequest &Request,
+                                                     const Environment &Env) {
+    return Program.finished(
+        Request, measured(Request, Env, Iterations, EndedEarly, Reached));
+  };
+}
 
 /// The batch sizes of a measurement's runs, in the order they are kept.
 std::vector<int64_t> sizesOf(const Measurement &M) {
@@ -440,44 +551,17 @@ std::vector<int64_t> sizesOf(const Measurement &M) {
   return Sizes;
 }
 
-/// A result file's text, as the runtime writes it.
-std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
-                   int Reached, bool OutOfMemory = false,
-                   const std::string &IterationMs =
-                       "{median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, "
-                       "max: 2.1}") {
-  std::string Text =
-      "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
-      "batch_size: $SKYLINE_BATCH_SIZE\noom: " +
-      std::string(OutOfMemory ? "true" : "false") +
-      "\niterations: " + std::to_string(Iterations) + "\nmode: " + Mode +
-      "\nstopped: " + (EndedEarly ? "ended_early" : "count") +
-      "\nended_early: " + (EndedEarly ? "true" : "false") +
-      "\nwarmup: 2\niterations_asked: $SKYLINE_ITERATIONS\n"
-      "min_iterations: $SKYLINE_MIN_ITERATIONS\niterations_reached: " +
-      std::to_string(Reached) + "\niteration_ms: " + IterationMs +
-      "\nthroughput: 4000\npeak_bytes: 5000\n";
-  if (Mode == "breakdown")
-    Text += "peak_bytes_by_phase:\n  construction: 5000\n"
-            "time_split_ms: {data: 0.5, forward: 0.5, backward: 0.5, "
-            "optimizer: 0.5, other: 0.0}\n"
-            "layers:\n  - {scope: -1, forward_ms: 0.5, backward_ms: 0.5, "
-            "activation_bytes: 0}\n";
-  return Text + "EOF\necho 'trained a few steps'\n";
-}
-
 TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
-  FakeProgram Program("ended-early");
-  std::string Script = Program.write(result("timing", 3, true, 6),
-                                     result("breakdown", 3, false, 6));
-  auto M = Program.measureFrom(Script);
+  ScriptedProgram Program("ended-early");
+  Program.write(everyRun(Program, 3, true, 6), everyRun(Program, 3, false, 6));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   const MeasuredRun &Run = M->Runs[0];
   EXPECT_TRUE(Run.EndedEarly);
   EXPECT_EQ(Run.Iterations, 3u);
   EXPECT_EQ(Run.IterationsAsked, 50u);
-  EXPECT_EQ(Run.Stopped, "ended_early");
+  EXPECT_EQ(Run.Stopped, StopReason::EndedEarly);
   ASSERT_TRUE(Run.Breakdown);
   EXPECT_EQ(Run.TimeSplitMs.size(), 5u);
   EXPECT_TRUE(Run.Memory.empty()) << "no memory kinds in the file";
@@ -494,40 +578,49 @@ TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
 }
 
 TEST(MeasureTest, OnCudaTheCapacityIsTheDevicesMemory) {
-  FakeProgram Program("cuda");
+  ScriptedProgram Program("cuda");
   // What the runtime adds on a CUDA run: the device and its memory.
-  std::string Device = "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
-                       "device: {type: cuda, name: NVIDIA H200}\n"
-                       "gpu: {memory_capacity_bytes: 150000000000}\nEOF\n";
-  // Without CUPTI the breakdown run times its layers with CUDA events.
-  std::string Events = "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
-                       "device: {type: cuda, name: NVIDIA H200}\n"
-                       "gpu: {memory_capacity_bytes: 150000000000, "
-                       "gpu_ms_source: cuda_events}\nEOF\n";
-  std::string Script = Program.write(result("timing", 5, false, 7) + Device,
-                                     result("breakdown", 3, false, 5) + Events);
+  auto OnTheGpu = [](MeasuredRun Run) {
+    Run.Device = DeviceType::CUDA;
+    Run.DeviceName = "NVIDIA H200";
+    Run.DeviceCapacityBytes = 150000000000;
+    return Run;
+  };
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        return Program.finished(Request,
+                                OnTheGpu(measured(Request, Env, 5, false, 7)));
+      },
+      [&](const RunRequest &Request, const Environment &Env) {
+        // Without CUPTI the breakdown run times its layers with CUDA events.
+        MeasuredRun Run = OnTheGpu(measured(Request, Env, 3, false, 5));
+        Run.GpuMsSource = GpuTimeSource::CudaEvents;
+        return Program.finished(Request, Run);
+      });
   Program.Options.MemoryBudget = int64_t(4) << 30; // the CPU default
-  auto M = Program.measureFrom(Script);
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  EXPECT_EQ(M->DeviceType, "cuda");
+  EXPECT_EQ(M->Device, DeviceType::CUDA);
   EXPECT_EQ(M->DeviceName, "NVIDIA H200");
   EXPECT_EQ(M->MemoryCapacityBytes, 150000000000);
   ASSERT_FALSE(M->Runs.empty());
-  EXPECT_EQ(M->Runs[0].GpuMsSource, "cuda_events");
+  EXPECT_EQ(M->Runs[0].GpuMsSource, GpuTimeSource::CudaEvents);
 }
 
 TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
-  FakeProgram Program("data-ends");
+  ScriptedProgram Program("data-ends");
   Program.Options.MaxRuns = 5;
   Program.Options.TimingRuns = 1;
   // Past 16 an epoch is too short to reach a measured iteration; the
   // program returns 0 after it.
-  std::string Script =
-      Program.write("if [ \"$SKYLINE_BATCH_SIZE\" -gt 16 ]; then\n" +
-                        result("timing", 0, true, 1) + "exit 0\nfi\n" +
-                        result("timing", 5, false, 7),
-                    result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (Request.BatchSize > 16)
+          return Program.finished(Request, measured(Request, Env, 0, true, 1));
+        return Program.finished(Request, measured(Request, Env, 5, false, 7));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // 8 and 16 measured; 32 ended before measuring, so halfway back: 24, 20,
   // each ending the same way.
@@ -550,22 +643,26 @@ TEST(MeasureTest, SizeWhoseDataEndsBeforeMeasuringIsBackedOffFrom) {
 }
 
 TEST(MeasureTest, SizeThatCrashesIsBackedOffFromAndBoundsTheSuggestion) {
-  FakeProgram Program("crash-past-16");
+  ScriptedProgram Program("crash-past-16");
   Program.Options.MaxRuns = 5;
   Program.Options.TimingRuns = 1;
   // Past 16 the program dies of an uncaught c10::Error, the way a
   // `view({batch_size, -1})` does on a batch smaller than the size.
-  std::string Script = Program.write(
-      "if [ \"$SKYLINE_BATCH_SIZE\" -gt 16 ]; then\n"
-      "echo \"terminate called after throwing an instance of 'c10::Error'\"\n"
-      "echo \"  what():  shape '[$SKYLINE_BATCH_SIZE, -1]' is invalid for "
-      "input of size 5687136\"\n"
-      "echo 'Exception raised from infer_size_impl at InferSize.h:72'\n"
-      "echo 'frame #0: c10::Error::Error(c10::SourceLocation)'\n"
-      "kill -ABRT $$\nfi\n" +
-          result("timing", 5, false, 7),
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (Request.BatchSize > 16)
+          return Program.crashed(
+              Request, SIGABRT,
+              "terminate called after throwing an instance of 'c10::Error'\n"
+              "  what():  shape '[" +
+                  std::to_string(Request.BatchSize) +
+                  ", -1]' is invalid for input of size 5687136\n"
+                  "Exception raised from infer_size_impl at InferSize.h:72\n"
+                  "frame #0: c10::Error::Error(c10::SourceLocation)\n");
+        return Program.finished(Request, measured(Request, Env, 5, false, 7));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // 8 and 16 measured; 32 crashed, so halfway back: 24, then 20, each
   // crashing too. The sweep goes on instead of ending at the first crash.
@@ -605,11 +702,11 @@ TEST(MeasureTest, NearestWholeBatchSizeDividesTheDataset) {
   EXPECT_EQ(nearestWholeBatchSize(8791, 60013, {}, std::nullopt, 30006), 0);
   // Past what the smallest dataset allows (a test set of 10,000 given the
   // same size): its largest divisor still untried within reach.
-  EXPECT_EQ(nearestWholeBatchSize(30000, 10000, {100, 200}, std::nullopt,
+  EXPECT_EQ(
+      nearestWholeBatchSize(30000, 10000, {100, 200}, std::nullopt, 10000),
+      10000);
+  EXPECT_EQ(nearestWholeBatchSize(30000, 10000, {100, 200, 10000}, std::nullopt,
                                   10000),
-            10000);
-  EXPECT_EQ(nearestWholeBatchSize(30000, 10000, {100, 200, 10000},
-                                  std::nullopt, 10000),
             0);
   // An unknown dataset changes nothing.
   EXPECT_EQ(nearestWholeBatchSize(8791, 0, {}, std::nullopt), 8791);
@@ -619,21 +716,25 @@ TEST(MeasureTest, NearestWholeBatchSizeDividesTheDataset) {
 TEST(MeasureTest, WholeBatchSweepTriesDivisorsOfTheDataset) {
   // 96 samples; the program dies on a short batch (its loop shapes tensors
   // by the batch size), as soon as a run reaches an epoch's end.
-  auto Script = [](FakeProgram &Program, bool SaysItsDatasetSize) {
-    std::string Timing = result("timing", 5, false, 7);
-    if (SaysItsDatasetSize)
-      Timing.replace(Timing.find("peak_bytes: 5000\n"), 17,
-                     "peak_bytes: 5000\ndataset_size: 96\n");
-    return Program.write(
-        "if [ $((96 % SKYLINE_BATCH_SIZE)) -ne 0 ]; then kill -ABRT $$; fi\n" +
-            Timing,
-        result("breakdown", 3, false, 5));
+  auto Script = [](ScriptedProgram &Program, bool SaysItsDatasetSize) {
+    Program.write(
+        [&Program, SaysItsDatasetSize](const RunRequest &Request,
+                                       const Environment &Env) {
+          if (96 % Request.BatchSize != 0)
+            return Program.crashed(Request, SIGABRT, "");
+          MeasuredRun Run = measured(Request, Env, 5, false, 7);
+          if (SaysItsDatasetSize)
+            Run.DatasetSamples = 96;
+          return Program.finished(Request, Run);
+        },
+        everyRun(Program, 3, false, 5));
   };
-  FakeProgram Whole("whole-batches");
+  ScriptedProgram Whole("whole-batches");
   Whole.Options.MaxRuns = 6;
   Whole.Options.TimingRuns = 1;
   Whole.Options.WholeBatchesOnly = true;
-  auto M = Whole.measureFrom(Script(Whole, true));
+  Script(Whole, true);
+  auto M = Whole.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // Memory does not grow, so the sweep doubles, up to half the dataset:
   // 64 would pass it, so 48, which divides 96; then the time is straight.
@@ -647,11 +748,12 @@ TEST(MeasureTest, WholeBatchSweepTriesDivisorsOfTheDataset) {
   // A program that does not say its dataset's size: the sweep tries 64,
   // which fails, and backs off to 48. A run is spent on a crash, and no
   // size from 64 on is suggested.
-  FakeProgram Unseen("whole-batches-unseen");
+  ScriptedProgram Unseen("whole-batches-unseen");
   Unseen.Options.MaxRuns = 5;
   Unseen.Options.TimingRuns = 1;
   Unseen.Options.WholeBatchesOnly = true;
-  auto Failed = Unseen.measureFrom(Script(Unseen, false));
+  Script(Unseen, false);
+  auto Failed = Unseen.measureFrom();
   ASSERT_TRUE(bool(Failed)) << llvm::toString(Failed.takeError());
   EXPECT_EQ(sizesOf(*Failed), (std::vector<int64_t>{8, 16, 32, 48}))
       << Unseen.Progress;
@@ -659,20 +761,25 @@ TEST(MeasureTest, WholeBatchSweepTriesDivisorsOfTheDataset) {
 }
 
 TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
-  FakeProgram Program("past-the-dataset");
+  ScriptedProgram Program("past-the-dataset");
   Program.Options.MaxRuns = 6;
   Program.Options.TimingRuns = 1;
   // A dataset of 50 samples: from 50 on an epoch is one batch, all of the
   // dataset, and every iteration spans the loop's start. Memory does not
   // grow, so the sweep doubles.
-  std::string Whole = result("timing", 8, false, 10);
-  Whole.replace(Whole.find("peak_bytes: 5000\n"), 17,
-                "peak_bytes: 5000\nevery_iteration_an_epoch: true\n");
-  std::string Script =
-      Program.write("if [ \"$SKYLINE_BATCH_SIZE\" -ge 50 ]; then\n" + Whole +
-                        "exit 0\nfi\n" + result("timing", 8, false, 10),
-                    result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  auto Whole = [&Program](const RunRequest &Request, const Environment &Env) {
+    MeasuredRun Run = measured(Request, Env, 8, false, 10);
+    Run.EveryIterationAnEpoch = true;
+    return Program.finished(Request, Run);
+  };
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (Request.BatchSize >= 50)
+          return Whole(Request, Env);
+        return Program.finished(Request, measured(Request, Env, 8, false, 10));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // 8, 16, 32; 64 measured 50 samples a batch: left out, and halfway back
   // from it, 48 measures and 56 is left out too.
@@ -697,18 +804,18 @@ TEST(MeasureTest, SizeWhoseEveryIterationIsAnEpochIsLeftOut) {
   EXPECT_EQ(llvm::StringRef(Program.calls()).count("breakdown"), 4u);
 
   // A loop entered once an iteration is so at every size: kept.
-  FakeProgram Always("loop-every-step");
+  ScriptedProgram Always("loop-every-step");
   Always.Options.MaxRuns = 2;
   Always.Options.TimingRuns = 1;
-  auto Kept =
-      Always.measureFrom(Always.write(Whole, result("breakdown", 3, false, 5)));
+  Always.write(Whole, everyRun(Always, 3, false, 5));
+  auto Kept = Always.measureFrom();
   ASSERT_TRUE(bool(Kept)) << llvm::toString(Kept.takeError());
   EXPECT_EQ(Kept->Runs.size(), 2u) << Always.Progress;
   EXPECT_TRUE(Kept->Problems.empty());
 }
 
 TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
-  FakeProgram Program("data-limit");
+  ScriptedProgram Program("data-limit");
   Program.Options.MaxRuns = 10;
   Program.Options.TimingRuns = 1;
   // 2 epochs of 2,048 samples, an epoch's last batch a short one: at size b
@@ -717,21 +824,19 @@ TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
   // program returns first, with what it reached less the warm-up and the
   // unfinished last one measured. Its memory does not grow, so the sweep
   // doubles.
-  std::string Script = Program.write(
-      "R=$(( 2 * ((2048 + SKYLINE_BATCH_SIZE - 1) / SKYLINE_BATCH_SIZE) ))\n"
-      "if [ $R -ge 9 ]; then\n" +
-          result("timing", 5, false, 8) + "exit 0\nfi\n" +
-          "if [ $R -le 3 ]; then\n" + result("timing", 0, true, 2) +
-          "exit 0\nfi\n" +
-          "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
-          "batch_size: $SKYLINE_BATCH_SIZE\noom: false\n"
-          "iterations: $((R - 3))\nmode: timing\nstopped: ended_early\n"
-          "ended_early: true\nwarmup: 2\niterations_asked: 50\n"
-          "min_iterations: 5\niterations_reached: $R\n"
-          "iteration_ms: {median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, "
-          "max: 2.1}\nthroughput: 4000\npeak_bytes: 5000\nEOF\n",
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        unsigned Reached =
+            2 * unsigned((2048 + Request.BatchSize - 1) / Request.BatchSize);
+        if (Reached >= 9)
+          return Program.finished(Request, measured(Request, Env, 5, false, 8));
+        if (Reached <= 3)
+          return Program.finished(Request, measured(Request, Env, 0, true, 2));
+        return Program.finished(
+            Request, measured(Request, Env, Reached - 3, true, Reached));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // 8 to 1024 double. 512 ended early after 8 iterations, as many as the
   // smaller sizes reached before their rule stopped them: not yet a sign.
@@ -746,6 +851,66 @@ TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
   for (const std::string &Problem : M->Problems)
     EXPECT_EQ(Problem.find("before its first measured one"), std::string::npos)
         << Problem;
+}
+
+/// A real instrumented program's stand-in, for the launcher's own path (a
+/// process, its exit code, its log and its result file): a shell script
+/// that writes the result the runtime would, per SKYLINE_MODE.
+class FakeProgram {
+public:
+  explicit FakeProgram(const std::string &Name) {
+    llvm::SmallString<128> Path;
+    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
+    Dir = std::string(Path);
+    Options.WorkDir = Dir + "/work";
+    Options.MaxRuns = 1;
+    Options.Warmup = 2;
+    Options.Malloc = MallocThresholds::Dynamic;
+    Options.Iterations = 50;
+  }
+  ~FakeProgram() { llvm::sys::fs::remove_directories(Dir); }
+
+  /// Timing and Breakdown are shell snippets that run in the script with
+  /// $SKYLINE_RESULT and the other variables set.
+  std::string write(const std::string &Timing, const std::string &Breakdown) {
+    std::string Script = Dir + "/program.sh";
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Script, EC);
+    Out << "#!/bin/sh\n"
+        << "if [ \"$SKYLINE_MODE\" = timing ]; then\n"
+        << Timing << "\nelse\n"
+        << Breakdown << "\nfi\n";
+    Out.close();
+    llvm::sys::fs::setPermissions(Script, llvm::sys::fs::all_all);
+    return Script;
+  }
+
+  /// Measures Script from batch size 8, its progress kept in Progress.
+  llvm::Expected<Measurement> measureFrom(const std::string &Script) {
+    Progress.clear();
+    llvm::raw_string_ostream Out(Progress);
+    return measure(Script, 8, Options, Out);
+  }
+
+  std::string Dir;
+  MeasureOptions Options;
+  std::string Progress;
+};
+
+/// A result file's text, as the runtime writes it.
+std::string result(const std::string &Mode, int Iterations, bool EndedEarly,
+                   int Reached) {
+  return "cat > \"$SKYLINE_RESULT\" <<EOF\nschema_version: 1\n"
+         "batch_size: $SKYLINE_BATCH_SIZE\noom: false\niterations: " +
+         std::to_string(Iterations) + "\nmode: " + Mode +
+         "\nstopped: " + (EndedEarly ? "ended_early" : "count") +
+         "\nended_early: " + (EndedEarly ? "true" : "false") +
+         "\nwarmup: 2\niterations_asked: $SKYLINE_ITERATIONS\n"
+         "min_iterations: $SKYLINE_MIN_ITERATIONS\niterations_reached: " +
+         std::to_string(Reached) +
+         "\niteration_ms: {median: 2.0, mean: 2.0, stddev: 0.1, min: 1.9, "
+         "max: 2.1}\nthroughput: 4000\npeak_bytes: 5000\n"
+         "EOF\necho 'trained a few steps'\n";
 }
 
 TEST(MeasureTest, RunWithNoMeasuredIterationIsAnError) {
@@ -779,15 +944,17 @@ TEST(MeasureTest, NonZeroExitIsAFailureEvenWithAResult) {
 }
 
 TEST(MeasureTest, OutOfMemoryInTheBreakdownRunIsOutOfMemory) {
-  FakeProgram Program("oom");
+  ScriptedProgram Program("oom");
   Program.Options.MaxRuns = 3;
   // Fits in the timing run; the breakdown run at 16 crosses the budget.
-  std::string Script =
-      Program.write(result("timing", 5, false, 8),
-                    "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
-                        result("breakdown", 1, false, 3, true) +
-                        "exit 86\nfi\n" + result("breakdown", 3, false, 6));
-  auto M = Program.measureFrom(Script);
+  Program.write(everyRun(Program, 5, false, 8), [&](const RunRequest &Request,
+                                                    const Environment &Env) {
+    if (Request.BatchSize == 16)
+      return Program.finished(Request,
+                              measured(Request, Env, 1, false, 3, true));
+    return Program.finished(Request, measured(Request, Env, 3, false, 6));
+  });
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 3u) << Program.Progress;
   EXPECT_FALSE(M->Runs[0].OutOfMemory);
@@ -797,14 +964,18 @@ TEST(MeasureTest, OutOfMemoryInTheBreakdownRunIsOutOfMemory) {
 }
 
 TEST(MeasureTest, SpentTimeBudgetStopsAddingBatchSizes) {
-  FakeProgram Program("budget");
+  ScriptedProgram Program("budget");
   Program.Options.MaxRuns = 4;
   Program.Options.TimeBudgetSeconds = 0.3;
   Program.Options.Breakdown = BreakdownRuns::Declared;
-  std::string Script =
-      Program.write("sleep 0.4\n" + result("timing", 5, false, 8),
-                    result("breakdown", 3, false, 6));
-  auto M = Program.measureFrom(Script);
+  // Each timing run takes 0.4 s.
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        return Program.finished(Request, measured(Request, Env, 5, false, 8),
+                                0.4);
+      },
+      everyRun(Program, 3, false, 6));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->Runs.size(), 1u) << "one run past the budget, no more";
   EXPECT_TRUE(M->TimeBudgetSpent);
@@ -816,55 +987,59 @@ TEST(MeasureTest, SpentTimeBudgetStopsAddingBatchSizes) {
                             "spent: 2 repeated timing run(s) left out "
                             "(--timing-runs)");
   // The first timing run had the first run's share as its limit: 0.3 s /
-  // (4 sizes x 3 timing runs), three quarters of it (0.01875 s, less what
-  // started it).
+  // (4 sizes x 3 timing runs), three quarters of it (0.01875 s).
   EXPECT_NE(Program.calls().find("timing 50 5 0.020000 0.018"),
             std::string::npos)
       << Program.calls();
 }
 
-/// Timing runs whose median is the N-th number of Medians, N counting the
-/// timing runs the program made; each notes its batch size and median.
-/// Shell lines that set $MEDIAN to the next of Medians, one a timing run
-/// in the order the runs are made, and log "<batch size> <median>".
-std::string nextMedian(const FakeProgram &Program, const std::string &Medians) {
-  std::string Counter = Program.Dir + "/timing-count";
-  return "N=$(( $(cat " + Counter + " 2>/dev/null || echo 0) + 1 ))\n" +
-         "echo $N > " + Counter + "\n" + "MEDIAN=$(echo " + Medians +
-         " | cut -d' ' -f$N)\n" + "echo \"$SKYLINE_BATCH_SIZE $MEDIAN\" >> " +
-         Program.Dir + "/timing.txt\n";
-}
+/// The medians of the timing runs, in the order the runs are made.
+class Medians {
+public:
+  Medians(std::initializer_list<const char *> Values)
+      : Values(Values.begin(), Values.end()) {}
 
-std::string timingRunsWithMedians(const FakeProgram &Program,
-                                  const std::string &Medians) {
-  return nextMedian(Program, Medians) +
-         result("timing", 5, false, 7, false,
-                "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
-                "max: 9.0}");
-}
+  /// The next run's median, noted in Timings as "<batch size> <median>".
+  double next(const RunRequest &Request) {
+    const std::string &Median = Values.at(Made++);
+    Timings += std::to_string(Request.BatchSize) + " " + Median + "\n";
+    return std::stod(Median);
+  }
 
-std::string fileText(const std::string &Path) {
-  auto Text = llvm::MemoryBuffer::getFile(Path);
-  return Text ? (*Text)->getBuffer().str() : "";
+  std::string Timings;
+
+private:
+  std::vector<std::string> Values;
+  size_t Made = 0;
+};
+
+/// Timing runs of 5 measured iterations with the medians of Times.
+ScriptedProgram::Respond timingRunsWithMedians(const ScriptedProgram &Program,
+                                               Medians &Times) {
+  return [&Program, &Times](const RunRequest &Request, const Environment &Env) {
+    return Program.finished(Request, measured(Request, Env, 5, false, 7, false,
+                                              Times.next(Request)));
+  };
 }
 
 TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
-  FakeProgram Program("repeats");
+  ScriptedProgram Program("repeats");
   Program.Options.MaxRuns = 2;
   Program.Options.TimingRuns = 3;
   // The breakdown run's iteration is 4 ms; its split (0.5 ms a phase) is
   // scaled to the kept timing run's mean.
-  std::string Script = Program.write(
-      timingRunsWithMedians(Program, "'3.0 5.0 2.0 6.0 2.05 5.2'"),
-      result("breakdown", 3, false, 5, false,
-             "{median: 4.0, mean: 4.0, stddev: 0.1, min: 3.9, max: 4.1}"));
-  auto M = Program.measureFrom(Script);
+  Medians Times = {"3.0", "5.0", "2.0", "6.0", "2.05", "5.2"};
+  Program.write(timingRunsWithMedians(Program, Times),
+                [&](const RunRequest &Request, const Environment &Env) {
+                  return Program.finished(
+                      Request, measured(Request, Env, 3, false, 5, false, 4.0));
+                });
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
   // Every size once, then again in the same order: a slow spell of the
   // machine falls on both sizes alike.
-  EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
-            "8 3.0\n16 5.0\n8 2.0\n16 6.0\n8 2.05\n16 5.2\n");
+  EXPECT_EQ(Times.Timings, "8 3.0\n16 5.0\n8 2.0\n16 6.0\n8 2.05\n16 5.2\n");
   ASSERT_EQ(M->Runs.size(), 2u);
   const MeasuredRun &Small = M->Runs[0], &Large = M->Runs[1];
   EXPECT_EQ(Small.TimingRunMedians, (std::vector<double>{3.0, 2.0, 2.05}));
@@ -885,27 +1060,28 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
 }
 
 TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
-  FakeProgram Program("few-iterations");
+  ScriptedProgram Program("few-iterations");
   Program.Options.MaxRuns = 2;
   Program.Options.TimingRuns = 3;
   // At 16 the program's data gives each run one measured iteration; at 8,
   // five. The medians in the order the runs are made.
-  std::string Script = Program.write(
-      nextMedian(Program, "'2.0 9.0 2.05 5.0 2.2 7.0 6.0 5.1 4.0 1.0'") +
-          "if [ \"$SKYLINE_BATCH_SIZE\" = 16 ]; then\n" +
-          result("timing", 1, true, 4, false,
-                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0, min: $MEDIAN, "
-                 "max: $MEDIAN}") +
-          "exit 0\nfi\n" +
-          result("timing", 5, false, 8, false,
-                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
-                 "max: 9.0}"),
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Medians Times = {"2.0", "9.0", "2.05", "5.0", "2.2",
+                   "7.0", "6.0", "5.1",  "4.0", "1.0"};
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        double Median = Times.next(Request);
+        if (Request.BatchSize == 16)
+          return Program.finished(
+              Request, measured(Request, Env, 1, true, 4, false, Median));
+        return Program.finished(
+            Request, measured(Request, Env, 5, false, 8, false, Median));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // Three passes over both sizes, then 16 alone until its runs' iterations
   // add up to --min-iterations (5): two runs more.
-  EXPECT_EQ(fileText(Program.Dir + "/timing.txt"),
+  EXPECT_EQ(Times.Timings,
             "8 2.0\n16 9.0\n8 2.05\n16 5.0\n8 2.2\n16 7.0\n16 6.0\n16 5.1\n");
   ASSERT_EQ(M->Runs.size(), 2u);
   EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.05, 2.2}));
@@ -920,15 +1096,15 @@ TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
 }
 
 TEST(MeasureTest, FastestRunIsKeptOnceAnotherConfirmsIt) {
-  FakeProgram Program("two-runs");
+  ScriptedProgram Program("two-runs");
   Program.Options.TimingRuns = 2;
   // 3.0 and 2.0 are 50% apart: a third run, and a fourth, until one is
   // within 5% of the fastest; 1.9 is the fastest then, and 1.98 confirms
   // it. No run past that.
-  std::string Script =
-      Program.write(timingRunsWithMedians(Program, "'3.0 2.0 1.9 1.98 1.0'"),
-                    result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Medians Times = {"3.0", "2.0", "1.9", "1.98", "1.0"};
+  Program.write(timingRunsWithMedians(Program, Times),
+                everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   EXPECT_EQ(M->Runs[0].TimingRunMedians,
@@ -943,14 +1119,14 @@ TEST(MeasureTest, FastestRunIsKeptOnceAnotherConfirmsIt) {
 }
 
 TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
-  FakeProgram Program("never-confirmed");
+  ScriptedProgram Program("never-confirmed");
   Program.Options.TimingRuns = 2;
   // Every run 10% faster than the one before: none confirms the fastest,
   // and the size stops at 6 runs, the last one kept.
-  std::string Script = Program.write(
-      timingRunsWithMedians(Program, "'10.0 9.0 8.1 7.29 6.561 5.9049 1.0'"),
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Medians Times = {"10.0", "9.0", "8.1", "7.29", "6.561", "5.9049", "1.0"};
+  Program.write(timingRunsWithMedians(Program, Times),
+                everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 6u);
@@ -964,21 +1140,23 @@ TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
 }
 
 TEST(MeasureTest, RepeatThatMeasuredNothingIsNotTheFastest) {
-  FakeProgram Program("repeat-measures-nothing");
+  ScriptedProgram Program("repeat-measures-nothing");
   Program.Options.MaxRuns = 1;
   Program.Options.TimingRuns = 3;
   // The second run stops before its first measured iteration: its median
   // of nothing (0) is left out, not kept as the fastest.
-  std::string Script = Program.write(
-      nextMedian(Program, "'3.0 0 3.1'") + "if [ \"$MEDIAN\" = 0 ]; then\n" +
-          result("timing", 0, false, 2, false,
-                 "{median: 0, mean: 0, stddev: 0, min: 0, max: 0}") +
-          "exit 0\nfi\n" +
-          result("timing", 5, false, 7, false,
-                 "{median: $MEDIAN, mean: $MEDIAN, stddev: 0.1, min: 1.0, "
-                 "max: 9.0}"),
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Medians Times = {"3.0", "0", "3.1"};
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        double Median = Times.next(Request);
+        if (Median == 0)
+          return Program.finished(
+              Request, measured(Request, Env, 0, false, 2, false, 0));
+        return Program.finished(
+            Request, measured(Request, Env, 5, false, 7, false, Median));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{3.0, 3.1}));
@@ -989,17 +1167,19 @@ TEST(MeasureTest, RepeatThatMeasuredNothingIsNotTheFastest) {
 }
 
 TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {
-  FakeProgram Program("repeat-fails");
+  ScriptedProgram Program("repeat-fails");
   Program.Options.MaxRuns = 1;
   Program.Options.TimingRuns = 3;
-  std::string Counter = Program.Dir + "/count";
   // The second timing run crashes; no third is made.
-  std::string Script = Program.write(
-      "N=$(( $(cat " + Counter + " 2>/dev/null || echo 0) + 1 ))\necho $N > " +
-          Counter + "\nif [ $N = 2 ]; then kill -SEGV $$; fi\n" +
-          result("timing", 5, false, 7),
-      result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  int TimingRunsMade = 0;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (++TimingRunsMade == 2)
+          return Program.crashed(Request, SIGSEGV, "");
+        return Program.finished(Request, measured(Request, Env, 5, false, 7));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
   EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0}));
@@ -1008,7 +1188,7 @@ TEST(MeasureTest, FailedRepeatKeepsWhatWasMeasured) {
   EXPECT_NE(M->Problems[0].find("the run at batch size 8 crashed"),
             std::string::npos)
       << M->Problems[0];
-  EXPECT_EQ(fileText(Counter), "2\n");
+  EXPECT_EQ(TimingRunsMade, 2);
 }
 
 TEST(MeasureTest, MallocThresholdsArePinnedUnlessTheUserSetThem) {
@@ -1072,21 +1252,27 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
   ScopedVariable UserTunables("GLIBC_TUNABLES", "glibc.malloc.arena_max=2");
   ScopedVariable Mmap("MALLOC_MMAP_THRESHOLD_", nullptr);
   ScopedVariable Trim("MALLOC_TRIM_THRESHOLD_", nullptr);
-  FakeProgram Program("malloc");
+  ScriptedProgram Program("malloc");
   Program.Options.Malloc = MallocThresholds::Pinned;
   Program.Options.TimingRuns = 2;
-  std::string Seen = Program.Dir + "/tunables.txt";
-  std::string Note = "echo \"$SKYLINE_MODE $GLIBC_TUNABLES\" >> " + Seen + "\n";
+  std::string Seen; // each run's "<mode> <GLIBC_TUNABLES>"
+  auto Note = [&](const Environment &Env) {
+    Seen += Env.at("SKYLINE_MODE") + " " + Env.at("GLIBC_TUNABLES") + "\n";
+  };
   // 2.0 ms an iteration with the thresholds pinned, 2.5 ms without.
-  std::string Timing =
-      Note + "case \"$GLIBC_TUNABLES\" in\n*mmap_threshold*)\n" +
-      result("timing", 5, false, 7) + ";;\n*)\n" +
-      result("timing", 5, false, 7, false,
-             "{median: 2.5, mean: 2.5, stddev: 0.1, min: 2.4, max: 2.6}") +
-      ";;\nesac\n";
-  std::string Script =
-      Program.write(Timing, Note + result("breakdown", 3, false, 5));
-  auto M = Program.measureFrom(Script);
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        Note(Env);
+        bool Pinned = llvm::StringRef(Env.at("GLIBC_TUNABLES"))
+                          .contains("mmap_threshold");
+        return Program.finished(Request, measured(Request, Env, 5, false, 7,
+                                                  false, Pinned ? 2.0 : 2.5));
+      },
+      [&](const RunRequest &Request, const Environment &Env) {
+        Note(Env);
+        return Program.finished(Request, measured(Request, Env, 3, false, 5));
+      });
+  auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->MallocThresholdsUsed, "pinned");
   const std::string Tunables =
@@ -1095,9 +1281,8 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
   EXPECT_EQ(M->GlibcTunables, Tunables) << "the report says what runs had";
   const std::string Expected = Tunables + "\n";
   // Then one more timing run at the declared size, as the user runs it.
-  EXPECT_EQ(fileText(Seen), "timing " + Expected + "breakdown " + Expected +
-                                "timing " + Expected +
-                                "timing glibc.malloc.arena_max=2\n");
+  EXPECT_EQ(Seen, "timing " + Expected + "breakdown " + Expected + "timing " +
+                      Expected + "timing glibc.malloc.arena_max=2\n");
   ASSERT_EQ(M->Runs.size(), 1u);
   EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 2.0);
   EXPECT_DOUBLE_EQ(M->Runs[0].DynamicMallocMs, 2.5);
@@ -1109,15 +1294,15 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
       << Program.Progress;
 
   Program.Options.Malloc = MallocThresholds::Dynamic;
-  llvm::sys::fs::remove(Seen);
-  M = Program.measureFrom(Script);
+  Seen.clear();
+  M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(M->MallocThresholdsUsed, "dynamic");
   EXPECT_EQ(M->GlibcTunables, "");
   EXPECT_DOUBLE_EQ(M->Runs[0].DynamicMallocMs, 0) << "no second opinion";
-  EXPECT_EQ(fileText(Seen), "timing glibc.malloc.arena_max=2\n"
-                            "breakdown glibc.malloc.arena_max=2\n"
-                            "timing glibc.malloc.arena_max=2\n");
+  EXPECT_EQ(Seen, "timing glibc.malloc.arena_max=2\n"
+                  "breakdown glibc.malloc.arena_max=2\n"
+                  "timing glibc.malloc.arena_max=2\n");
 }
 
 } // namespace

@@ -1,0 +1,205 @@
+//===- Sweep.h - The batch sizes measure() tries, run by run ----*- C++ -*-===//
+//
+// measure()'s sweep as an object: the sizes it tries, each size's timing and
+// breakdown runs, the timing runs repeated over the sizes and the run with
+// glibc's own malloc thresholds. Every run goes through a RunLauncher:
+// ProcessLauncher starts the instrumented program, and a unit test gives the
+// sweep prepared results instead.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_SWEEP_H
+#define SKYLINE_SWEEP_H
+
+#include "skyline/Measure.h"
+#include "skyline/Process.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <functional>
+
+namespace skyline {
+
+/// One run the sweep asks for.
+struct RunRequest {
+  int64_t BatchSize = 0;
+  RunMode Mode = RunMode::Timing;
+  /// A timing run's limit (SKYLINE_TIME_LIMIT); 0: none.
+  double TimeLimitSeconds = 0;
+  /// Above 1: a repeated timing run, with its own log and result file.
+  unsigned Pass = 1;
+  /// Names a run of another kind the same way ("dynamic-malloc").
+  std::string Tag;
+  /// glibc's malloc thresholds the run gets.
+  MallocThresholds Malloc = MallocThresholds::Pinned;
+};
+
+/// One run's figures, or why there are none.
+struct RunOutcome {
+  std::optional<MeasuredRun> Run;
+  std::string Problem; // when there is no Run
+  double Seconds = 0;
+  /// The program returned (exit 0) before its first measured iteration:
+  /// at a larger batch size its data may last fewer iterations.
+  bool EndedBeforeMeasuring = false;
+};
+
+/// Makes the sweep's runs. A run that fails is an outcome with a Problem;
+/// an error ends the sweep.
+class RunLauncher {
+public:
+  virtual ~RunLauncher() = default;
+  virtual llvm::Expected<RunOutcome> run(const RunRequest &Request) = 0;
+};
+
+/// Where a run's output goes: RunsDir/batch-8[-breakdown][-runN][-Tag] with
+/// .log (the program's output) and .yaml (its result file).
+struct RunFiles {
+  std::string Log, Result;
+};
+RunFiles runFiles(llvm::StringRef RunsDir, const RunRequest &Request);
+
+/// The variables the runtime reads ("NAME=value"), with ResultPath as
+/// SKYLINE_RESULT; GLIBC_TUNABLES only where the run does not keep this
+/// process's.
+std::vector<std::string> runEnvironment(const RunRequest &Request,
+                                        const MeasureOptions &Options,
+                                        llvm::StringRef ResultPath);
+
+/// The malloc setting of this process's environment and Choice.
+MallocSetting runsMallocSetting(MallocThresholds Choice);
+
+/// "the run at batch size 8" (a timing run), "the breakdown run at ...".
+std::string runName(RunMode Mode, int64_t BatchSize);
+
+/// What the result file of a program that finished (exit 0, or out of
+/// memory) means: Run, with its wall time and Log, or, where the program
+/// returned before its first measured iteration, why there is none.
+RunOutcome finishedRunOutcome(const RunRequest &Request, MeasuredRun Run,
+                              const ProcessResult &Process,
+                              llvm::StringRef Log);
+
+/// A program that failed or wrote no result: why, with the end of its log.
+/// Reached: the iterations its result says it reached, where it wrote one.
+RunOutcome failedRunOutcome(const RunRequest &Request,
+                            const ProcessResult &Process, const RunFiles &Files,
+                            std::optional<unsigned> Reached);
+
+/// Runs the instrumented program, a process a run, with the environment the
+/// runtime reads; logs and result files go to RunsDir.
+class ProcessLauncher : public RunLauncher {
+public:
+  ProcessLauncher(llvm::StringRef Executable, const MeasureOptions &Options,
+                  std::string RunsDir);
+  llvm::Expected<RunOutcome> run(const RunRequest &Request) override;
+
+private:
+  std::string Executable;
+  MeasureOptions Options;
+  std::string RunsDir;
+};
+
+/// What one batch size's runs gave: its timing runs and its breakdown run,
+/// merged into a MeasuredRun.
+struct SizeRuns {
+  int64_t BatchSize = 0;           // asked for
+  std::vector<MeasuredRun> Timing; // in the order they ran; never empty
+  std::optional<MeasuredRun> Breakdown;
+  double WallSeconds = 0;  // every process at this size
+  bool Repeatable = false; // its timing run measured and did not run out
+
+  const MeasuredRun &first() const { return Timing.front(); }
+  /// The breakdown run's peak, whose kinds add up to it; else the
+  /// kept timing run's, as mergeRuns does.
+  int64_t peakBytes() const {
+    return Breakdown && !Breakdown->Memory.empty() ? Breakdown->PeakBytes
+                                                   : fastest().PeakBytes;
+  }
+  /// The run with the smallest median. Other work on the machine only ever
+  /// slows a run, and in spells longer than a run: of 25 runs of mnist at
+  /// 128 in a row, the medians went from 8.8 to 13.0 ms and back in
+  /// stretches of several runs, so that a middle run is a slow one as often
+  /// as not, where the fastest of three rarely is. The gate compares the
+  /// fastest too.
+  const MeasuredRun &fastest() const {
+    return *llvm::min_element(
+        Timing, [](const MeasuredRun &A, const MeasuredRun &B) {
+          return A.IterationMs.Median < B.IterationMs.Median;
+        });
+  }
+};
+
+/// Seconds on steady_clock: the sweep's clock outside tests.
+double steadyClockSeconds();
+
+/// The sweep, made once by run(): the declared batch size first, then sizes
+/// toward the capacity (nextBatchSize), each a timing run and, where asked,
+/// a breakdown run; then the timing runs repeated, interleaved over the
+/// sizes; then, with the thresholds pinned, a timing run with glibc's own.
+/// What the sweep knows so far is its members, which each step reads and
+/// changes; its progress goes to Progress as it runs.
+class Sweep {
+public:
+  /// Seconds on a clock that never goes back: the time budget is counted
+  /// on it from run()'s start.
+  using Clock = std::function<double()>;
+
+  Sweep(RunLauncher &Launcher, int64_t DeclaredBatchSize,
+        const MeasureOptions &Options, llvm::raw_ostream &Progress,
+        Clock Now = steadyClockSeconds);
+
+  llvm::Expected<Measurement> run();
+
+private:
+  // The sizes, one at a time.
+  llvm::Error measureSizes();
+  llvm::Expected<bool> measureSize(unsigned Index);
+  void keepFailedSize(const RunOutcome &Timing);
+  void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);
+  llvm::Expected<bool> keepSize(MeasuredRun Timing, bool WithBreakdown,
+                                unsigned Index);
+  llvm::Expected<bool> addBreakdownRun(SizeRuns &Size, unsigned Index);
+  void reportIterations(const MeasuredRun &Run);
+
+  // Where the sweep goes next.
+  bool goOnAfter(bool OutOfMemory, unsigned Index);
+  bool backOff(unsigned Index);
+  void stayBelow(int64_t Size);
+  int64_t nextSize(unsigned Index) const;
+  int64_t wholeBatchSize(int64_t Next) const;
+
+  // The repeated timing runs.
+  void repeatTimingRuns();
+  bool repeatTimingRun(unsigned Pass, size_t Index);
+  void keepRepeat(SizeRuns &Size, MeasuredRun Run, const std::string &Name);
+  bool takesPart(const SizeRuns &Size, unsigned Pass) const;
+  unsigned repeatsLeft(unsigned Pass, size_t From) const;
+
+  llvm::Error timeWithDynamicMalloc();
+
+  RunRequest request(int64_t Size, RunMode Mode) const;
+  double spent() const;
+  bool budgetSpent() const;
+  void noteBudget(const std::string &What);
+
+  RunLauncher &Launcher;
+  const int64_t DeclaredBatchSize;
+  const MeasureOptions Options;
+  llvm::raw_ostream &Progress;
+  Clock Now;
+  double Start = 0;             // Now() when run() began
+  const unsigned TimingRuns;    // --timing-runs, at least 1
+  const unsigned MostPasses;    // the most timing runs a size gets
+  const unsigned MinIterations; // --min-iterations, at most --iterations
+
+  Measurement Result;
+  std::vector<SizeRuns> Sizes; // in the order of Result.Runs
+  int64_t BatchSize;           // the size to measure next
+  int64_t LastFit = 0;         // the largest size that fit
+  /// The smallest size that ran out of memory, or whose program returned
+  /// before a measured iteration: the sweep stays below it.
+  std::optional<int64_t> FirstTooLarge;
+};
+
+} // namespace skyline
+
+#endif // SKYLINE_SWEEP_H

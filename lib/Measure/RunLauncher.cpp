@@ -1,0 +1,227 @@
+//===- RunLauncher.cpp - One run of the instrumented program --------------===//
+
+#include "skyline/Sweep.h"
+
+#include "skyline/MeasuredRunYAML.h"
+#include "skyline/Units.h"
+#include "skyline/runtime/ExitCodes.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <cstdlib>
+
+namespace skyline {
+namespace {
+
+/// What, then the end of the process's output; where the log was cut (a
+/// program that printed megabytes) it says so: the end shown follows a gap.
+std::string withLogTail(std::string What, llvm::StringRef Log,
+                        const ProcessResult &R) {
+  std::string Tail = failureOfOutput(Log, 12);
+  if (Tail.empty())
+    return What;
+  std::string Cut;
+  if (R.OutputBytesCut) {
+    uint64_t Head = std::min<uint64_t>(R.OutputBytes, LogHeadBytes);
+    uint64_t Kept = R.OutputBytes - R.OutputBytesCut - Head;
+    Cut = ", cut to its first " + formatBytes(int64_t(Head)) + " and last " +
+          formatBytes(int64_t(Kept)) + " of " +
+          formatBytes(int64_t(R.OutputBytes));
+  }
+  return What + "; the end of its output (" + Log.str() + Cut + "):\n" + Tail;
+}
+
+/// The runtime could not write the result: say why when the program is to
+/// blame.
+std::string describeResultNotWritten(llvm::StringRef ResultPath) {
+  llvm::StringRef Dir = llvm::sys::path::parent_path(ResultPath);
+  if (!llvm::sys::fs::is_directory(Dir))
+    return " could not write its result file: its directory " + Dir.str() +
+           " is gone (does the program delete it, or its work directory?)";
+  return " could not write its result file (is the work directory writable?)";
+}
+
+/// A program that returned before its first measured iteration.
+std::string describeNoIterations(const MeasuredRun &Run, RunMode Mode,
+                                 const ProcessResult &R, llvm::StringRef Log) {
+  int ExitCode = R.ExitCode;
+  std::string What =
+      runName(Mode, Run.BatchSize) + " ended with exit code " +
+      std::to_string(ExitCode) + " after " +
+      std::to_string(Run.IterationsReached) +
+      " iteration(s), before its first measured one (it asks for " +
+      std::to_string(Run.Warmup) + " warm-up and " +
+      (Run.MinIterations < Run.IterationsAsked
+           ? std::to_string(Run.MinIterations) + " to "
+           : std::string()) +
+      std::to_string(Run.IterationsAsked) +
+      " measured; does it reach optimizer.step() often enough? see --warmup "
+      "and --iterations)";
+  return withLogTail(What, Log, R);
+}
+
+std::string describeFailure(const ProcessResult &R, int64_t BatchSize,
+                            llvm::StringRef Log, llvm::StringRef ResultPath,
+                            RunMode Mode, std::optional<unsigned> Reached) {
+  std::string What = runName(Mode, BatchSize);
+  if (!R.Error.empty() && !R.Crashed)
+    What += " could not start: " + R.Error;
+  else if (R.TimedOut)
+    What += " " + describeProcessEnd(R) +
+            " (a hang, or iterations too slow: see --run-timeout)";
+  else if (R.Crashed)
+    What += " crashed (" + R.Error + ")";
+  else if (R.End == ProcessEnd::Interrupted)
+    What += " " + describeProcessEnd(R);
+  else if (R.ExitCode == rt::ExitResultNotWritten)
+    What += describeResultNotWritten(ResultPath);
+  else if (R.ExitCode != 0 && Reached)
+    What += " ended with exit code " + std::to_string(R.ExitCode) + " after " +
+            std::to_string(*Reached) +
+            " iteration(s): a program that exits non-zero is a failure";
+  else
+    What +=
+        " ended with exit code " + std::to_string(R.ExitCode) +
+        " before its measured iterations (does it reach optimizer.step() often "
+        "enough? see --iterations)";
+  return withLogTail(What, Log, R);
+}
+
+/// What a program that returned non-zero reached, from the result it wrote
+/// on its way out; none without a readable one.
+std::optional<unsigned> reachedBeforeFailing(llvm::StringRef ResultPath) {
+  auto Partial = readRunResult(ResultPath);
+  if (!Partial) {
+    llvm::consumeError(Partial.takeError());
+    return std::nullopt;
+  }
+  return Partial->IterationsReached;
+}
+
+} // namespace
+
+std::string runName(RunMode Mode, int64_t BatchSize) {
+  return std::string(Mode == RunMode::Breakdown ? "the breakdown run"
+                                                : "the run") +
+         " at batch size " + std::to_string(BatchSize);
+}
+
+MallocSetting runsMallocSetting(MallocThresholds Choice) {
+  const char *Tunables = std::getenv("GLIBC_TUNABLES");
+  return mallocSetting(Choice,
+                       Tunables ? std::optional<llvm::StringRef>(Tunables)
+                                : std::nullopt,
+                       std::getenv("MALLOC_MMAP_THRESHOLD_") ||
+                           std::getenv("MALLOC_TRIM_THRESHOLD_"));
+}
+
+RunFiles runFiles(llvm::StringRef RunsDir, const RunRequest &Request) {
+  std::string Stem =
+      RunsDir.str() + "/batch-" + std::to_string(Request.BatchSize) +
+      (Request.Mode == RunMode::Breakdown ? "-breakdown" : "") +
+      (Request.Pass > 1 ? "-run" + std::to_string(Request.Pass) : "") +
+      (Request.Tag.empty() ? "" : "-" + Request.Tag);
+  return {Stem + ".log", Stem + ".yaml"};
+}
+
+std::vector<std::string> runEnvironment(const RunRequest &Request,
+                                        const MeasureOptions &Options,
+                                        llvm::StringRef ResultPath) {
+  bool Breakdown = Request.Mode == RunMode::Breakdown;
+  unsigned Most =
+      Breakdown ? std::min(Options.BreakdownIterations, Options.Iterations)
+                : Options.Iterations;
+  unsigned Fewest = Breakdown ? Most : std::min(Options.MinIterations, Most);
+  auto Set = [](const char *Variable, const std::string &Value) {
+    return std::string(Variable) + "=" + Value;
+  };
+  namespace env = rt::env;
+  std::vector<std::string> Env = {
+      Set(env::Result, ResultPath.str()),
+      Set(env::BatchSize, std::to_string(Request.BatchSize)),
+      Set(env::Mode, nameOf(Request.Mode)),
+      Set(env::Warmup, std::to_string(Options.Warmup)),
+      Set(env::Iterations, std::to_string(std::max(Most, 1u))),
+      Set(env::MinIterations, std::to_string(std::max(Fewest, 1u))),
+      Set(env::MemoryBudget, std::to_string(Options.MemoryBudget))};
+  if (!Breakdown) {
+    Env.push_back(Set(env::Tolerance, std::to_string(Options.Tolerance)));
+    if (Request.TimeLimitSeconds > 0)
+      Env.push_back(
+          Set(env::TimeLimit, std::to_string(Request.TimeLimitSeconds)));
+  }
+  if (Options.Device == DeviceChoice::CPU)
+    Env.push_back("CUDA_VISIBLE_DEVICES=");
+  if (auto Tunables = runsMallocSetting(Request.Malloc).GlibcTunables)
+    Env.push_back("GLIBC_TUNABLES=" + *Tunables);
+  return Env;
+}
+
+RunOutcome finishedRunOutcome(const RunRequest &Request, MeasuredRun Run,
+                              const ProcessResult &Process,
+                              llvm::StringRef Log) {
+  RunOutcome Outcome;
+  Outcome.Seconds = Process.Seconds;
+  Run.WallSeconds = Process.Seconds;
+  Run.Log = Log.str();
+  if (Run.EndedEarly && Run.Iterations == 0 && !Run.OutOfMemory) {
+    Outcome.Problem = describeNoIterations(Run, Request.Mode, Process, Log);
+    Outcome.EndedBeforeMeasuring = Process.ExitCode == 0;
+    return Outcome;
+  }
+  Outcome.Run = std::move(Run);
+  return Outcome;
+}
+
+RunOutcome failedRunOutcome(const RunRequest &Request,
+                            const ProcessResult &Process, const RunFiles &Files,
+                            std::optional<unsigned> Reached) {
+  RunOutcome Outcome;
+  Outcome.Seconds = Process.Seconds;
+  Outcome.Problem = describeFailure(Process, Request.BatchSize, Files.Log,
+                                    Files.Result, Request.Mode, Reached);
+  return Outcome;
+}
+
+ProcessLauncher::ProcessLauncher(llvm::StringRef Executable,
+                                 const MeasureOptions &Options,
+                                 std::string RunsDir)
+    : Executable(Executable.str()), Options(Options),
+      RunsDir(std::move(RunsDir)) {}
+
+llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
+  RunFiles Files = runFiles(RunsDir, Request);
+  // Again at each run: the last program may have deleted it.
+  llvm::sys::fs::create_directories(RunsDir);
+  llvm::sys::fs::remove(Files.Result);
+  std::vector<std::string> Args = {Executable};
+  Args.insert(Args.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+  ProcessResult Process = runProcess(
+      Args, Options.RunDir, runEnvironment(Request, Options, Files.Result),
+      Files.Log, Options.RunTimeoutSeconds);
+
+  bool Finished =
+      Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
+  bool HasResult = llvm::sys::fs::exists(Files.Result);
+  if (!Finished || !HasResult)
+    return failedRunOutcome(Request, Process, Files,
+                            HasResult ? reachedBeforeFailing(Files.Result)
+                                      : std::nullopt);
+  auto Run = readRunResult(Files.Result);
+  if (!Run) {
+    // The runtime writes it whole (a temporary renamed): the program, or
+    // something else, wrote over it.
+    RunOutcome Outcome;
+    Outcome.Seconds = Process.Seconds;
+    Outcome.Problem = runName(Request.Mode, Request.BatchSize) +
+                      " left a result file that cannot be read (does the "
+                      "program write to the file that SKYLINE_RESULT "
+                      "names?): " +
+                      llvm::toString(Run.takeError());
+    return Outcome;
+  }
+  return finishedRunOutcome(Request, std::move(*Run), Process, Files.Log);
+}
+
+} // namespace skyline

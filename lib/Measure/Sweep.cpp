@@ -1,0 +1,623 @@
+//===- Sweep.cpp - The batch sizes measure() tries, run by run ------------===//
+
+#include "skyline/Sweep.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace skyline {
+namespace {
+
+/// "28 iterations", and those left out at an epoch's end when there are.
+std::string describeIterations(const MeasuredRun &Run) {
+  std::string Text = std::to_string(Run.Iterations) + " iterations";
+  if (Run.EpochEndIterations)
+    Text += " (" + std::to_string(Run.EpochEndIterations) +
+            " more across an epoch's end, left out)";
+  return Text;
+}
+
+/// A failed run's Problem, with what it means for the sweep and the
+/// suggestion put before the program's output.
+std::string failedSizeProblem(llvm::StringRef Problem, int64_t BatchSize) {
+  std::string Bound = "the sweep stays below " + std::to_string(BatchSize) +
+                      " and suggests no size from it on";
+  size_t Output = Problem.find("; the end of its output");
+  if (Output == llvm::StringRef::npos)
+    return (Problem + "; " + Bound).str();
+  return (Problem.take_front(Output) + "; " + Bound +
+          Problem.drop_front(Output))
+      .str();
+}
+
+std::string describeEndedEarly(const MeasuredRun &Run, RunMode Mode) {
+  std::string LeftOut = Run.EpochEndIterations
+                            ? " (and " +
+                                  std::to_string(Run.EpochEndIterations) +
+                                  " across an epoch's end, left out)"
+                            : "";
+  return runName(Mode, Run.BatchSize) + " ended after " +
+         std::to_string(Run.Iterations) + " of " +
+         std::to_string(Run.IterationsAsked) + " measured iterations" +
+         LeftOut +
+         ": its figures come from those; the program ran out of data? lower "
+         "--iterations or give it more";
+}
+
+/// The first run says where the program ran; older results say nothing and
+/// leave the defaults.
+void describeDevice(const MeasuredRun &Run, Measurement &Result) {
+  if (Run.Device)
+    Result.Device = *Run.Device;
+  if (!Run.DeviceName.empty())
+    Result.DeviceName = Run.DeviceName;
+  Result.TorchVersion = Run.TorchVersion;
+  Result.Threads = Run.Threads;
+  // On a GPU the capacity is the device's, not the CPU budget.
+  if (Run.Device == DeviceType::CUDA && Run.DeviceCapacityBytes > 0)
+    Result.MemoryCapacityBytes = Run.DeviceCapacityBytes;
+}
+
+/// Why Run's figures are not its size's: every iteration was a whole epoch
+/// where a smaller size had several an epoch, so the dataset holds fewer
+/// samples than the size and each batch was all of them. None otherwise
+/// (a loop entered once an iteration is so at every size).
+std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
+                                          const std::vector<SizeRuns> &Sizes) {
+  if (!Run.EveryIterationAnEpoch)
+    return std::nullopt;
+  const SizeRuns *Several = nullptr;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.BatchSize < Run.BatchSize && Size.first().Iterations > 0 &&
+        !Size.first().EveryIterationAnEpoch &&
+        (!Several || Size.BatchSize > Several->BatchSize))
+      Several = &Size;
+  if (!Several)
+    return std::nullopt;
+  return "the run at batch size " + std::to_string(Run.BatchSize) +
+         ": each of its " + std::to_string(Run.Iterations) +
+         " iterations was a whole epoch, where batch size " +
+         std::to_string(Several->BatchSize) +
+         " had several an epoch: the dataset holds fewer samples than " +
+         std::to_string(Run.BatchSize) +
+         ", so every batch was all of them, smaller than asked; the size is "
+         "left out and the sweep stays below it";
+}
+
+MeasuredRun merged(const SizeRuns &Size) {
+  const MeasuredRun &Kept = Size.fastest();
+  MeasuredRun Run = Size.Breakdown ? mergeRuns(Kept, *Size.Breakdown) : Kept;
+  for (const MeasuredRun &Timing : Size.Timing) {
+    if (!Timing.OutOfMemory)
+      Run.TimingRunMedians.push_back(Timing.IterationMs.Median);
+    // Whichever run reached the second epoch saw the first's length.
+    Run.EpochIterations = std::max(Run.EpochIterations, Timing.EpochIterations);
+    Run.DatasetSamples = std::max(Run.DatasetSamples, Timing.DatasetSamples);
+    Run.DatasetsGcd = std::max(Run.DatasetsGcd, Timing.DatasetsGcd);
+  }
+  Run.WallSeconds = Size.WallSeconds;
+  return Run;
+}
+
+SweepState sweepState(const std::vector<SizeRuns> &Sizes,
+                      std::optional<int64_t> FirstOutOfMemory,
+                      int64_t CapacityBytes, const MeasureOptions &Options,
+                      unsigned RunsLeft, double SpentSeconds) {
+  SweepState State;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable)
+      State.Fitted.push_back({Size.BatchSize, Size.peakBytes(),
+                              Size.fastest().IterationMs.Median});
+  State.FirstOutOfMemory = FirstOutOfMemory;
+  std::vector<RunLength> Lengths;
+  for (const SizeRuns &Size : Sizes)
+    Lengths.push_back({Size.BatchSize, Size.first().IterationsReached,
+                       Size.first().EndedEarly});
+  State.DataLimit = dataLimit(Lengths, Options.Warmup);
+  // Where a run saw the loader's dataset, a batch of half of it is the
+  // largest with an iteration an epoch that spans no epoch's end; where
+  // every batch must be whole, no batch outgrows another loader given the
+  // size (a test set) either.
+  for (const SizeRuns &Size : Sizes) {
+    const MeasuredRun &Run = Size.first();
+    int64_t Limit = Run.DatasetSamples / 2;
+    if (Options.WholeBatchesOnly && Run.DatasetsGcd > 0)
+      Limit = std::min(Limit, Run.DatasetsGcd);
+    if (Limit > 0)
+      State.DataLimit =
+          State.DataLimit ? std::min(State.DataLimit, Limit) : Limit;
+  }
+  State.TargetBytes = int64_t(double(CapacityBytes) *
+                              (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
+  State.RunsLeft = std::max(RunsLeft, 1u);
+  // After the declared size and its double, half the runs reach the
+  // capacity and half go where the time bends.
+  State.RunsForBends = (Options.MaxRuns - std::min(Options.MaxRuns, 2u)) / 2;
+  if (Options.TimeBudgetSeconds > 0) {
+    State.SecondsPerSize =
+        std::max(Options.TimeBudgetSeconds - SpentSeconds, 0.0) /
+        State.RunsLeft;
+    bool Breakdown = Options.Breakdown == BreakdownRuns::All;
+    State.IterationsPerSize =
+        std::max(Options.TimingRuns, 1u) *
+            (Options.Warmup +
+             std::min(Options.MinIterations, Options.Iterations)) +
+        (Breakdown ? Options.Warmup + Options.BreakdownIterations : 0);
+  }
+  return State;
+}
+
+/// The iterations a size's timing runs measured, all together.
+unsigned measuredIterations(const SizeRuns &Size) {
+  unsigned Total = 0;
+  for (const MeasuredRun &Run : Size.Timing)
+    Total += Run.Iterations;
+  return Total;
+}
+
+/// Whether another run confirms a size's fastest one: its median within
+/// FastestAgreement of the fastest's. The kept run is the fastest; alone,
+/// it could be a run that caught the machine at its quietest, or the only
+/// one outside a slow spell that caught the rest.
+bool fastestIsConfirmed(const SizeRuns &Size) {
+  double Bound = Size.fastest().IterationMs.Median * (1 + FastestAgreement);
+  return llvm::count_if(Size.Timing, [&](const MeasuredRun &Run) {
+           return Run.IterationMs.Median <= Bound;
+         }) >= 2; // the fastest and another
+}
+
+/// "5%": FastestAgreement as the messages say it.
+std::string agreementPercent() {
+  return std::to_string(std::lround(FastestAgreement * 100)) + "%";
+}
+
+/// Why a size gets a timing run past --timing-runs, if it does: its data
+/// gives its runs fewer iterations than --min-iterations together (a median
+/// of single iterations is a median of runs of one), or no second run
+/// confirms its fastest (with --timing-runs of 2 or more).
+std::optional<std::string> whyAnotherRun(const SizeRuns &Size,
+                                         unsigned TimingRuns,
+                                         unsigned MinIterations) {
+  if (measuredIterations(Size) < MinIterations)
+    return std::string("few iterations a run");
+  if (TimingRuns >= 2 && !fastestIsConfirmed(Size))
+    return "no other run within " + agreementPercent() + " of the fastest";
+  return std::nullopt;
+}
+
+/// Why a size's time is less sure than the others': no two of its timing
+/// runs agreed, however many it got.
+std::string describeUnconfirmed(const SizeRuns &Size) {
+  double Fastest = Size.fastest().IterationMs.Median, Slowest = Fastest;
+  for (const MeasuredRun &Run : Size.Timing)
+    Slowest = std::max(Slowest, Run.IterationMs.Median);
+  return llvm::formatv("no two of the {0} timing runs at batch size {1} were "
+                       "within {4} of each other ({2:F2} to {3:F2} ms): the "
+                       "machine's speed changed under them, and the time kept "
+                       "(the fastest) carries that; measure on a quieter "
+                       "machine",
+                       Size.Timing.size(), Size.BatchSize, Fastest, Slowest,
+                       agreementPercent())
+      .str();
+}
+
+/// "timing run 2/3 at batch size 8": the repeats' progress and problems;
+/// a run past Passes says why the size gets it.
+std::string repeatName(unsigned Pass, unsigned Passes, const SizeRuns &Size,
+                       unsigned MinIterations) {
+  std::string Where = " at batch size " + std::to_string(Size.BatchSize);
+  if (Pass <= Passes)
+    return "timing run " + std::to_string(Pass) + "/" + std::to_string(Passes) +
+           Where;
+  std::optional<std::string> Why = whyAnotherRun(Size, Passes, MinIterations);
+  return "timing run " + std::to_string(Pass) + Where +
+         (Why ? " (" + *Why + ")" : "");
+}
+
+/// The most timing runs a size gets: --timing-runs, and as many again
+/// twice over for the sizes whyAnotherRun gives a reason.
+unsigned mostTimingRuns(unsigned TimingRuns) {
+  return 3 * std::max(TimingRuns, 1u);
+}
+
+} // namespace
+
+double steadyClockSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+Sweep::Sweep(RunLauncher &Launcher, int64_t DeclaredBatchSize,
+             const MeasureOptions &Options, llvm::raw_ostream &Progress,
+             Clock Now)
+    : Launcher(Launcher), DeclaredBatchSize(DeclaredBatchSize),
+      Options(Options), Progress(Progress), Now(std::move(Now)),
+      TimingRuns(std::max(Options.TimingRuns, 1u)),
+      MostPasses(mostTimingRuns(TimingRuns)),
+      MinIterations(std::min(Options.MinIterations, Options.Iterations)),
+      BatchSize(DeclaredBatchSize) {}
+
+llvm::Expected<Measurement> Sweep::run() {
+  Result.MemoryCapacityBytes = Options.MemoryBudget;
+  Result.TimeBudgetSeconds = Options.TimeBudgetSeconds;
+  MallocSetting Malloc = runsMallocSetting(Options.Malloc);
+  Result.MallocThresholdsUsed = Malloc.Thresholds;
+  Result.GlibcTunables = Malloc.GlibcTunables.value_or("");
+  Start = Now();
+  if (llvm::Error E = measureSizes())
+    return std::move(E);
+  repeatTimingRuns();
+  if (llvm::Error E = timeWithDynamicMalloc())
+    return std::move(E);
+  return std::move(Result);
+}
+
+/// The sizes one at a time, until the sweep converges or runs out of runs
+/// or time.
+llvm::Error Sweep::measureSizes() {
+  for (unsigned Index = 0; Index < Options.MaxRuns; ++Index) {
+    // Checked before each run but the first size's: the sweep ends at most
+    // one run past the budget.
+    if (Index > 0 && budgetSpent()) {
+      noteBudget("measured " + std::to_string(Index) + " of " +
+                 std::to_string(Options.MaxRuns) +
+                 " batch sizes; raise it to measure more");
+      break;
+    }
+    llvm::Expected<bool> GoOn = measureSize(Index);
+    if (!GoOn)
+      return GoOn.takeError();
+    if (!*GoOn)
+      break;
+  }
+  return llvm::Error::success();
+}
+
+/// BatchSize, the Index-th size: its timing run, then what that means for
+/// the sweep. False when the sizes end here.
+llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
+  bool WithBreakdown = Options.Breakdown == BreakdownRuns::All ||
+                       (Options.Breakdown == BreakdownRuns::Declared &&
+                        BatchSize == DeclaredBatchSize);
+  Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
+           << " at batch size " << BatchSize << "...";
+  Progress.flush();
+  RunRequest Request = request(BatchSize, RunMode::Timing);
+  Request.TimeLimitSeconds =
+      timingRunSeconds(Options.TimeBudgetSeconds, spent(),
+                       (Options.MaxRuns - Index) * TimingRuns, WithBreakdown);
+  auto Timing = Launcher.run(Request);
+  if (!Timing)
+    return Timing.takeError();
+  Progress << llvm::format(" %.1f s", Timing->Seconds);
+  if (!Timing->Run) {
+    Progress << "\n";
+    if (Result.Runs.empty())
+      return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                     Timing->Problem.c_str());
+    keepFailedSize(*Timing);
+    return backOff(Index);
+  }
+  if (std::optional<std::string> Past = pastTheDataset(*Timing->Run, Sizes)) {
+    leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
+    return backOff(Index);
+  }
+  return keepSize(std::move(*Timing->Run), WithBreakdown, Index);
+}
+
+/// A timing run without figures once a size has measured: what was
+/// measured is kept. Its data lasts too few iterations at this size, or the
+/// program fails at it (a last batch smaller than the size that it cannot
+/// shape, a batch larger than its data): the sweep backs off as from an
+/// out-of-memory run, without calling it one.
+void Sweep::keepFailedSize(const RunOutcome &Timing) {
+  std::string Problem = Timing.Problem;
+  if (!Timing.EndedBeforeMeasuring) {
+    Result.FirstFailure = Result.FirstFailure
+                              ? std::min(Result.FirstFailure, BatchSize)
+                              : BatchSize;
+    Problem = failedSizeProblem(Problem, BatchSize);
+  }
+  Result.Problems.push_back(std::move(Problem));
+}
+
+/// Its batches were smaller than asked: the sweep backs off as from an
+/// out-of-memory run, and keeps none of its figures.
+void Sweep::leaveOutPastTheDataset(const MeasuredRun &Timing,
+                                   std::string Problem) {
+  Progress << ", " << describeIterations(Timing) << ", each a whole epoch\n";
+  Result.Problems.push_back(std::move(Problem));
+  Result.LargerThanTheData = Result.LargerThanTheData
+                                 ? std::min(Result.LargerThanTheData, BatchSize)
+                                 : BatchSize;
+}
+
+/// A size whose timing run measured: its breakdown run, then the size is
+/// kept. False when the sizes end here.
+llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
+                                     unsigned Index) {
+  SizeRuns Size;
+  Size.BatchSize = BatchSize;
+  Size.Timing.push_back(std::move(Timing));
+  Size.WallSeconds = Size.first().WallSeconds;
+  const MeasuredRun &Run = Size.first();
+  reportIterations(Run);
+  if (Run.EndedEarly)
+    Result.Problems.push_back(describeEndedEarly(Run, RunMode::Timing));
+  // An out-of-memory timing run is that size's answer.
+  bool BreakdownFailed = false;
+  if (WithBreakdown && !Run.OutOfMemory) {
+    llvm::Expected<bool> Measured = addBreakdownRun(Size, Index);
+    if (!Measured)
+      return Measured.takeError();
+    BreakdownFailed = !*Measured;
+  }
+  Progress << "\n";
+
+  if (Run.BatchSize != BatchSize)
+    Result.Problems.push_back("the run asked for batch size " +
+                              std::to_string(BatchSize) + " used " +
+                              std::to_string(Run.BatchSize));
+  if (Result.Runs.empty())
+    describeDevice(Run, Result);
+  bool OutOfMemory =
+      Run.OutOfMemory || (Size.Breakdown && Size.Breakdown->OutOfMemory);
+  Size.Repeatable = !OutOfMemory && Run.Iterations > 0;
+  Result.Runs.push_back(merged(Size));
+  Sizes.push_back(std::move(Size));
+  // The sweep stops after a failed breakdown run as after any failed run.
+  if (BreakdownFailed)
+    return false;
+  return goOnAfter(OutOfMemory, Index);
+}
+
+/// Size's breakdown run, into Size.Breakdown; none once the budget is
+/// spent. False when it failed: the timing run's figures stand.
+llvm::Expected<bool> Sweep::addBreakdownRun(SizeRuns &Size, unsigned Index) {
+  if (Index > 0 && budgetSpent()) {
+    noteBudget("no breakdown run at batch size " +
+               std::to_string(Size.BatchSize));
+    return true;
+  }
+  auto Breakdown = Launcher.run(request(Size.BatchSize, RunMode::Breakdown));
+  if (!Breakdown)
+    return Breakdown.takeError();
+  Progress << llvm::format("; breakdown %.1f s", Breakdown->Seconds);
+  Size.WallSeconds += Breakdown->Seconds;
+  if (!Breakdown->Run) {
+    Result.Problems.push_back(Breakdown->Problem);
+    return false;
+  }
+  if (Breakdown->Run->EndedEarly)
+    Result.Problems.push_back(
+        describeEndedEarly(*Breakdown->Run, RunMode::Breakdown));
+  Size.Breakdown = std::move(*Breakdown->Run);
+  return true;
+}
+
+/// ", 28 iterations (stable)": after a timing run's time on its progress
+/// line.
+void Sweep::reportIterations(const MeasuredRun &Run) {
+  Progress << ", " << describeIterations(Run);
+  if (Run.Stopped)
+    Progress << " (" << nameOf(*Run.Stopped) << ")";
+}
+
+/// After a size that was kept: the next size to try; false when there is
+/// none.
+bool Sweep::goOnAfter(bool OutOfMemory, unsigned Index) {
+  if (OutOfMemory)
+    stayBelow(BatchSize);
+  else
+    LastFit = std::max(LastFit, BatchSize);
+  if (!LastFit) // even the declared size does not fit
+    return false;
+  BatchSize = nextSize(Index);
+  return BatchSize != 0; // 0: converged
+}
+
+/// After a size too large for a reason other than memory: the sweep stays
+/// below it; false when nothing is left to try.
+bool Sweep::backOff(unsigned Index) {
+  stayBelow(BatchSize);
+  BatchSize = nextSize(Index);
+  return BatchSize != 0;
+}
+
+void Sweep::stayBelow(int64_t Size) {
+  FirstTooLarge = FirstTooLarge ? std::min(*FirstTooLarge, Size) : Size;
+}
+
+/// The size after the Index-th: 0 when the sweep has converged.
+int64_t Sweep::nextSize(unsigned Index) const {
+  int64_t Next =
+      nextBatchSize(sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes,
+                               Options, Options.MaxRuns - Index - 1, spent()));
+  if (Options.WholeBatchesOnly)
+    Next = wholeBatchSize(Next);
+  bool Measured = llvm::any_of(
+      Sizes, [&](const SizeRuns &Size) { return Size.BatchSize == Next; });
+  if (Next <= 0 || Measured || (FirstTooLarge && Next >= *FirstTooLarge))
+    return 0;
+  return Next;
+}
+
+/// The divisor of the dataset nearest Next: a size that does not divide the
+/// dataset fails at an epoch's end. Every loader given the size (a test
+/// loader) fails on a short batch too, and no batch is larger than its
+/// dataset.
+int64_t Sweep::wholeBatchSize(int64_t Next) const {
+  int64_t Samples = 0, Training = 0;
+  std::vector<int64_t> Measured;
+  for (const SizeRuns &Size : Sizes) {
+    const MeasuredRun &Run = Size.first();
+    Samples = std::max(Samples, Run.wholeBatchDivisor());
+    Training = std::max(Training, Run.DatasetSamples);
+    Measured.push_back(Size.BatchSize);
+  }
+  int64_t Most = Training > 1 ? std::min(Samples, Training / 2) : Samples;
+  return nearestWholeBatchSize(Next, Samples, Measured, FirstTooLarge, Most);
+}
+
+/// Passes 2 to TimingRuns over the sizes that measured, interleaved so that
+/// a slow spell of the machine touches every size alike, then more passes
+/// for the sizes whose runs measured too few iterations together or whose
+/// fastest run no other confirms; each size keeps its fastest timing run.
+/// Problems are kept, never fatal: the first pass's figures stand.
+void Sweep::repeatTimingRuns() {
+  for (unsigned Pass = 2; Pass <= MostPasses; ++Pass)
+    for (size_t I = 0; I < Sizes.size(); ++I)
+      if (takesPart(Sizes[I], Pass) && !repeatTimingRun(Pass, I))
+        return;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable && TimingRuns >= 2 && !fastestIsConfirmed(Size))
+      Result.Problems.push_back(describeUnconfirmed(Size));
+}
+
+/// The Index-th size's timing run of pass Pass. False when the repeats end
+/// here: the budget is spent, or the run failed.
+bool Sweep::repeatTimingRun(unsigned Pass, size_t Index) {
+  SizeRuns &Size = Sizes[Index];
+  unsigned RunsLeft = repeatsLeft(Pass, Index);
+  if (budgetSpent()) {
+    noteBudget(std::to_string(RunsLeft) +
+               " repeated timing run(s) left out (--timing-runs)");
+    return false;
+  }
+  std::string Name = repeatName(Pass, TimingRuns, Size, MinIterations);
+  Progress << "skyline-check: " << Name << "...";
+  Progress.flush();
+  RunRequest Request = request(Size.BatchSize, RunMode::Timing);
+  Request.TimeLimitSeconds =
+      timingRunSeconds(Options.TimeBudgetSeconds, spent(), RunsLeft, false);
+  Request.Pass = Pass;
+  auto Repeat = Launcher.run(Request);
+  if (!Repeat) {
+    Progress << "\n";
+    Result.Problems.push_back(llvm::toString(Repeat.takeError()));
+    return false;
+  }
+  Progress << llvm::format(" %.1f s", Repeat->Seconds);
+  Size.WallSeconds += Repeat->Seconds;
+  bool Measured = Repeat->Run.has_value();
+  if (Measured) {
+    keepRepeat(Size, std::move(*Repeat->Run), Name);
+  } else {
+    // A program that fails now and then: what was measured stands.
+    Progress << "\n";
+    Result.Problems.push_back(Repeat->Problem);
+  }
+  Result.Runs[Index] = merged(Size);
+  return Measured;
+}
+
+/// A repeated timing run's figures join its size's, unless it ran out of
+/// memory or measured nothing.
+void Sweep::keepRepeat(SizeRuns &Size, MeasuredRun Run,
+                       const std::string &Name) {
+  reportIterations(Run);
+  Progress << "\n";
+  if (Run.OutOfMemory) {
+    Result.Problems.push_back(
+        Name + " ran out of memory, the first did not: its time is left out");
+    Size.Repeatable = false;
+  } else if (Run.Iterations == 0) {
+    // Its median of nothing would be the fastest.
+    Result.Problems.push_back(
+        Name + " measured no iteration, the first did: it is left out");
+  } else {
+    Size.Timing.push_back(std::move(Run));
+  }
+}
+
+/// Whether a size takes part in pass Pass: every size up to TimingRuns;
+/// past it, up to MostPasses, a size whyAnotherRun gives a reason.
+bool Sweep::takesPart(const SizeRuns &Size, unsigned Pass) const {
+  if (!Size.Repeatable)
+    return false;
+  if (Pass <= TimingRuns)
+    return true;
+  return Pass <= MostPasses &&
+         whyAnotherRun(Size, TimingRuns, MinIterations).has_value();
+}
+
+/// The repeats planned from the Index-th size of pass Pass on: the extra
+/// ones only where a size already has its --timing-runs and still a reason
+/// (whyAnotherRun).
+unsigned Sweep::repeatsLeft(unsigned Pass, size_t From) const {
+  unsigned Left = 0;
+  for (unsigned P = Pass; P <= MostPasses; ++P)
+    for (size_t I = P == Pass ? From : 0; I < Sizes.size(); ++I)
+      Left += takesPart(Sizes[I], P) &&
+              (P <= TimingRuns || Sizes[I].Timing.size() >= TimingRuns);
+  return Left;
+}
+
+/// With the thresholds pinned, how the program runs as the user runs it:
+/// one more timing run at the declared size with glibc's own
+/// (skyline-malloc-thresholds compares the two).
+llvm::Error Sweep::timeWithDynamicMalloc() {
+  if (Result.MallocThresholdsUsed != "pinned" ||
+      Result.Device != DeviceType::CPU || Sizes.empty() ||
+      !Sizes.front().Repeatable || Sizes.front().BatchSize != DeclaredBatchSize)
+    return llvm::Error::success();
+  if (budgetSpent()) {
+    if (!Result.TimeBudgetSpent) // else the user knows already
+      noteBudget("no run with glibc's dynamic malloc thresholds");
+    return llvm::Error::success();
+  }
+  Progress << "skyline-check: timing run with glibc's dynamic malloc "
+              "thresholds at batch size "
+           << DeclaredBatchSize << "...";
+  Progress.flush();
+  RunRequest Request = request(DeclaredBatchSize, RunMode::Timing);
+  Request.TimeLimitSeconds =
+      timingRunSeconds(Options.TimeBudgetSeconds, spent(), 1, false);
+  Request.Tag = "dynamic-malloc";
+  Request.Malloc = MallocThresholds::Dynamic;
+  auto Run = Launcher.run(Request);
+  if (!Run)
+    return Run.takeError();
+  Progress << llvm::format(" %.1f s\n", Run->Seconds);
+  if (!Run->Run || Run->Run->OutOfMemory || Run->Run->Iterations == 0)
+    Result.Problems.push_back(
+        Run->Run ? "the run with glibc's dynamic malloc thresholds at batch "
+                   "size " +
+                       std::to_string(DeclaredBatchSize) +
+                       " measured nothing; see its log " + Run->Run->Log
+                 : Run->Problem);
+  else
+    Result.Runs.front().DynamicMallocMs = Run->Run->IterationMs.Median;
+  return llvm::Error::success();
+}
+
+RunRequest Sweep::request(int64_t Size, RunMode Mode) const {
+  RunRequest Request;
+  Request.BatchSize = Size;
+  Request.Mode = Mode;
+  Request.Malloc = Options.Malloc;
+  return Request;
+}
+
+double Sweep::spent() const { return Now() - Start; }
+
+bool Sweep::budgetSpent() const {
+  return Options.TimeBudgetSeconds > 0 && spent() >= Options.TimeBudgetSeconds;
+}
+
+void Sweep::noteBudget(const std::string &What) {
+  Result.TimeBudgetSpent = true;
+  std::string Seconds;
+  llvm::raw_string_ostream(Seconds)
+      << llvm::format("%g", Options.TimeBudgetSeconds);
+  Result.Problems.push_back("the time budget (" + Seconds +
+                            " s, --time-budget) is spent: " + What);
+}
+
+} // namespace skyline
