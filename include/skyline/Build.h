@@ -5,8 +5,10 @@
 // compilation database, the mirror's include paths first) and skyline's
 // runtime sources, against the user's LibTorch. It links like the user's own
 // target when the CMake File API describes it (CMakeFileAPI.h), else with
-// LibTorch and --link-arg alone. Ninja's own dependency tracking is the
-// cache: unchanged sources compile nothing. No precompiled header: measured,
+// LibTorch and --link-arg alone. The runtime comes compiled from a cache
+// shared by every work directory (RuntimeCache.h). Ninja's own dependency
+// tracking is the cache of the program's sources: unchanged sources compile
+// nothing. No precompiled header: measured,
 // it makes a cold build slower (docs/performance.md, utils/bench-build).
 //
 //===----------------------------------------------------------------------===//
@@ -42,6 +44,10 @@ struct BuildOptions {
   std::optional<CMakeTarget> Target;
   /// Why the caller could not read it: then it is not tried again.
   std::string NoTargetReason;
+  /// The runtime's objects, compiled once (RuntimeCache.h): linked instead
+  /// of compiling the runtime's sources with the program. Empty: buildProgram
+  /// takes them from the cache, or compiles the sources where there is none.
+  std::vector<std::string> RuntimeObjects;
 };
 
 struct BuiltProgram {

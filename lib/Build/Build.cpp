@@ -6,6 +6,7 @@
 #include "skyline/Config.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/Process.h"
+#include "skyline/RuntimeCache.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/STLExtras.h"
@@ -292,11 +293,12 @@ projectText(const InstrumentedProgram &Program, const ProjectFlags &Flags,
     return Link.takeError();
 
   std::vector<std::string> Sources = Program.Sources;
-  for (const char *Runtime :
-       {"MemoryTracker.cpp", "Runtime.cpp", "RunResult.cpp",
-        "TensorAccounting.cpp", "GpuActivity.cpp", "Cupti.cpp",
-        "CudaSupport.cpp"})
-    Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime);
+  if (!Options.RuntimeObjects.empty())
+    llvm::append_range(Sources, Options.RuntimeObjects);
+  else
+    for (const char *Runtime : runtimeSources())
+      Sources.push_back(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" +
+                        Runtime);
   llvm::append_range(Sources, Link->Objects);
   std::string Project;
   llvm::raw_string_ostream Out(Project);
@@ -333,6 +335,25 @@ projectText(const InstrumentedProgram &Program, const ProjectFlags &Flags,
   return std::make_pair(std::move(Project), std::move(*Link));
 }
 
+/// The runtime's objects from the cache; none (the runtime then compiles
+/// with the program, as it did before the cache) where there is no cache or
+/// it cannot be used, with a note saying why.
+std::vector<std::string> cachedRuntimeObjects(llvm::StringRef TorchDir,
+                                              double &Seconds,
+                                              llvm::raw_ostream &Progress) {
+  std::string Root = runtimeCacheRoot();
+  if (Root.empty())
+    return {};
+  auto Runtime = prepareRuntime(TorchDir, Root, Progress);
+  if (!Runtime) {
+    Progress << "skyline-check: note: compiling the runtime with the program: "
+             << llvm::toString(Runtime.takeError()) << "\n";
+    return {};
+  }
+  Seconds += Runtime->Seconds;
+  return Runtime->Objects;
+}
+
 } // namespace
 
 llvm::Expected<std::string> generateProject(const InstrumentedProgram &Program,
@@ -357,7 +378,12 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   std::string Log = Options.WorkDir + "/build.log";
   llvm::sys::fs::create_directories(BuildDir);
   llvm::sys::fs::create_directories(ProjectDir);
-  auto Generated = projectText(Program, Flags, Options, Progress);
+  BuiltProgram Built;
+  BuildOptions WithRuntime = Options;
+  if (WithRuntime.RuntimeObjects.empty())
+    WithRuntime.RuntimeObjects =
+        cachedRuntimeObjects(*TorchDir, Built.Seconds, Progress);
+  auto Generated = projectText(Program, Flags, WithRuntime, Progress);
   if (!Generated)
     return Generated.takeError();
   const auto &[Project, Link] = *Generated;
@@ -368,7 +394,6 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
             writeFileAtomically(ProjectDir + "/CMakeLists.txt", Project))
       return std::move(E);
 
-  BuiltProgram Built;
   Built.TorchDir = *TorchDir;
   if (Changed || !llvm::sys::fs::exists(BuildDir + "/build.ninja")) {
     if (!Link.Target.empty())

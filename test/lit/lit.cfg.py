@@ -13,6 +13,10 @@ config.test_exec_root = os.path.join(config.skyline_obj_root, "test", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.skyline_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
 config.environment["LC_ALL"] = "C"
+# Tests share one runtime cache (docs/user-guide.md) in the build tree, not
+# the user's: the runtime compiles once for the whole suite.
+config.environment["SKYLINE_CACHE_DIR"] = os.path.join(config.test_exec_root,
+                                                       "runtime-cache")
 
 mock = os.path.join(config.test_source_root, "Inputs", "mock")
 config.substitutions.append(("%skyline-check", os.path.join(config.skyline_tools_dir, "skyline-check")))
