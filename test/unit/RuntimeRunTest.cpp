@@ -340,7 +340,7 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
   for (const char *Mode : {"breakdown", "timing"}) {
     // 3 epochs of 4 steps: steps 0-11, the last one unfinished at exit. Of
     // the measured 2..10, steps 3 and 7 span an epoch's end (a quarter
-    // batch, then 60 ms of evaluation): 7 are kept.
+    // batch, then 400 ms of evaluation): 7 are kept.
     ProgramRun R = runProgram(std::string("SKYLINE_RESULT=x SKYLINE_WARMUP=2 "
                                           "SKYLINE_ITERATIONS=20 "
                                           "SKYLINE_MODE=") +
@@ -361,7 +361,7 @@ TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
                                   std::regex("iteration_ms: \\{.* max: "
                                              "([0-9.]+)\\}")))
         << R.Result;
-    EXPECT_LT(std::stod(Max[1]), 60.0)
+    EXPECT_LT(std::stod(Max[1]), 400.0)
         << "an epoch's evaluation is not an iteration\n"
         << R.Result;
   }
