@@ -32,6 +32,17 @@ void readIterationTimes(const YamlFields &Node, MeasuredRun &Run) {
   Run.Throughput = Node.number<double>(key::Throughput, Least::Zero);
 }
 
+/// The mapping at Key, {name: figure} with Enum's names, in Enum's order;
+/// a name it does not hold is left out.
+template <typename Enum, typename Figure>
+void readNamedFigures(const YamlFields &Node, const char *Key,
+                      std::vector<std::pair<Enum, Figure>> &Into) {
+  YamlFields Figures = Node.sub(Key);
+  for (Enum Name : allOf<Enum>())
+    if (Figures[nameOf(Name)])
+      Into.push_back({Name, Figures.number<Figure>(nameOf(Name), Least::Zero)});
+}
+
 /// peak_bytes, the peak by phase and by kind: what a breakdown run splits.
 void readPeakBytes(const YamlFields &Node, MeasuredRun &Run) {
   Run.PeakBytes = Node.number<int64_t>(key::PeakBytes, Least::Zero);
@@ -42,19 +53,11 @@ void readPeakBytes(const YamlFields &Node, MeasuredRun &Run) {
                           {checkedName<Phase>(YAML::Node(Name), Key),
                            checkedNumber<int64_t>(Bytes, Key, Least::Zero)});
                     });
-  YamlFields Memory = Node.sub(key::Memory);
-  for (MemoryKind Kind : allOf<MemoryKind>())
-    if (Memory[nameOf(Kind)])
-      Run.Memory.push_back(
-          {Kind, Memory.number<int64_t>(nameOf(Kind), Least::Zero)});
+  readNamedFigures(Node, key::Memory, Run.Memory);
 }
 
 void readTimeSplit(const YamlFields &Node, MeasuredRun &Run) {
-  YamlFields Split = Node.sub(key::TimeSplitMs);
-  for (TimePart Part : allOf<TimePart>())
-    if (Split[nameOf(Part)])
-      Run.TimeSplitMs.push_back(
-          {Part, Split.number<double>(nameOf(Part), Least::Zero)});
+  readNamedFigures(Node, key::TimeSplitMs, Run.TimeSplitMs);
 }
 
 /// A layer's figures, in the result file and the report alike.
