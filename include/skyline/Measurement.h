@@ -118,6 +118,9 @@ struct MeasuredRun {
   std::vector<std::pair<TimePart, double>> TimeSplitMs;
   std::vector<LayerMeasure> Layers;
   double WallSeconds = 0;
+  /// The cores other work kept busy, on average, while the (kept timing)
+  /// run ran (OtherWork.h); -1 where it was not measured.
+  double OtherWorkCores = -1;
   std::string Log;
   /// Where the run ran, as the runtime saw it; none, empty or 0 when not
   /// written.

@@ -34,6 +34,10 @@ struct ProcessResult {
   bool Crashed = false; // killed by a signal that skyline-check did not send
   std::string Error;    // why it could not be started, or the crash signal
   double Seconds = 0;
+  /// The CPU time it used (user and system, its threads and the children it
+  /// waited for included); what other work had of the CPUs meanwhile is
+  /// the rest (OtherWork.h).
+  double CpuSeconds = 0;
   ProcessEnd End = ProcessEnd::NotStarted;
   int Signal = 0;                // the signal that ended it (Signalled)
   bool CoreDumped = false;       // Signalled with a core file written

@@ -175,6 +175,7 @@ private:
   unsigned repeatsLeft(unsigned Pass, size_t From) const;
 
   llvm::Error timeWithDynamicMalloc();
+  void warnOfOtherWork();
 
   RunRequest request(int64_t Size, RunMode Mode) const;
   double spent() const;

@@ -6,6 +6,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <cmath>
+
 namespace skyline {
 
 namespace key = rt::key;
@@ -218,6 +220,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.DatasetsGcd =
       Node.number<int64_t>(key::DatasetsGcd, Least::Zero, Run.DatasetSamples);
   Run.GpuMsSource = gpuTimeSource(Node);
+  Run.OtherWorkCores = Node.number<double>("other_work_cores", Least::Zero, -1);
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
     YamlFields Breakdown(B, Node.key("breakdown"));
     Run.Breakdown =
@@ -315,6 +318,10 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << YAML::Value << Run.Breakdown->EndedEarly << YAML::EndMap;
   else
     Out << YAML::Null;
+  // Hundredths of a core: the figure says whether the CPUs were shared.
+  if (Run.OtherWorkCores >= 0)
+    Out << YAML::Key << "other_work_cores" << YAML::Value
+        << std::round(Run.OtherWorkCores * 100) / 100;
   Out << YAML::EndMap;
 }
 

@@ -3,6 +3,7 @@
 #include "skyline/Sweep.h"
 
 #include "skyline/MeasuredRunYAML.h"
+#include "skyline/OtherWork.h"
 #include "skyline/Units.h"
 #include "skyline/runtime/ExitCodes.h"
 
@@ -197,9 +198,11 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
   llvm::sys::fs::remove(Files.Result);
   std::vector<std::string> Args = {Executable};
   Args.insert(Args.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+  std::optional<CpuTimes> Before = readCpuTimes();
   ProcessResult Process = runProcess(
       Args, Options.RunDir, runEnvironment(Request, Options, Files.Result),
       Files.Log, Options.RunTimeoutSeconds);
+  std::optional<CpuTimes> After = readCpuTimes();
 
   bool Finished =
       Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
@@ -221,6 +224,9 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
                       llvm::toString(Run.takeError());
     return Outcome;
   }
+  if (Before && After)
+    Run->OtherWorkCores =
+        otherWorkCores(*Before, *After, Process.CpuSeconds, Process.Seconds);
   return finishedRunOutcome(Request, std::move(*Run), Process, Files.Log);
 }
 

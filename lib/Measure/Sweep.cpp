@@ -2,6 +2,8 @@
 
 #include "skyline/Sweep.h"
 
+#include "skyline/OtherWork.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -9,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 namespace skyline {
 namespace {
@@ -255,7 +258,20 @@ llvm::Expected<Measurement> Sweep::run() {
   repeatTimingRuns();
   if (llvm::Error E = timeWithDynamicMalloc())
     return std::move(E);
+  warnOfOtherWork();
   return std::move(Result);
+}
+
+/// Said at once, as the load before the sweep is: the user can measure again
+/// on a quieter machine before reading the numbers.
+void Sweep::warnOfOtherWork() {
+  std::vector<std::pair<int64_t, double>> SizeCores;
+  for (const MeasuredRun &Run : Result.Runs)
+    if (Run.OtherWorkCores >= 0)
+      SizeCores.push_back({Run.BatchSize, Run.OtherWorkCores});
+  if (auto Busy = busyDuringRunsWarning(
+          SizeCores, std::max(1u, std::thread::hardware_concurrency())))
+    Progress << "skyline-check: warning: " << *Busy << "\n";
 }
 
 /// The sizes one at a time, until the sweep converges or runs out of runs

@@ -39,6 +39,7 @@
 #include <spawn.h>
 #ifdef __linux__
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #endif
 #include <sys/wait.h>
@@ -255,12 +256,11 @@ public:
         Cut += Line + 1;
         Tail.erase(0, Line + 1);
       }
-      std::string Note =
-          std::string(LastHeadChar == '\n' ? "" : "\n") +
-          "[skyline-check: " + formatBytes(int64_t(Cut)) +
-          " of output cut here; the log keeps the first " +
-          formatBytes(LogHeadBytes) + " and the last " +
-          formatBytes(int64_t(Tail.size())) + "]\n";
+      std::string Note = std::string(LastHeadChar == '\n' ? "" : "\n") +
+                         "[skyline-check: " + formatBytes(int64_t(Cut)) +
+                         " of output cut here; the log keeps the first " +
+                         formatBytes(LogHeadBytes) + " and the last " +
+                         formatBytes(int64_t(Tail.size())) + "]\n";
       writeAll(Fd, Note.data(), Note.size());
     }
     writeAll(Fd, Tail.data(), Tail.size());
@@ -513,12 +513,15 @@ void endDescendants() {
 }
 
 /// The child's wait status; none when someone else took it (SIGCHLD set to
-/// SIG_IGN reaps children unasked).
-std::optional<int> reap(pid_t Pid) {
+/// SIG_IGN reaps children unasked). CpuSeconds gets the CPU time it used.
+std::optional<int> reap(pid_t Pid, double &CpuSeconds) {
   int Status = 0;
-  while (waitpid(Pid, &Status, 0) < 0)
+  rusage Usage{};
+  while (wait4(Pid, &Status, 0, &Usage) < 0)
     if (errno != EINTR)
       return std::nullopt;
+  auto Seconds = [](const timeval &T) { return T.tv_sec + T.tv_usec / 1e6; };
+  CpuSeconds = Seconds(Usage.ru_utime) + Seconds(Usage.ru_stime);
   return Status;
 }
 
@@ -548,7 +551,7 @@ void recordStatus(std::optional<int> Reaped, ProcessResult &Result) {
 /// What the supervising loop watches: the log's pipe, the signal handler's
 /// wake-up pipe, and the child's end.
 struct Watched {
-  int Output;  // -1 once every writer has closed it
+  int Output; // -1 once every writer has closed it
   int Wake;
   int ChildFd; // -1: no pidfd, poll briefly instead
 };
@@ -567,9 +570,8 @@ void waitForEvents(Watched &W, LogCapture &Capture, Clock::time_point Until) {
   Watch(W.ChildFd);
   auto Longest = W.ChildFd >= 0 ? milliseconds(1000) : milliseconds(5);
   auto Left = std::chrono::duration_cast<milliseconds>(Until - Clock::now());
-  int Timeout = int(std::clamp(Left + milliseconds(1), milliseconds(0),
-                               Longest)
-                        .count());
+  int Timeout =
+      int(std::clamp(Left + milliseconds(1), milliseconds(0), Longest).count());
   if (poll(Fds, nfds_t(Count), Timeout) <= 0)
     return;
   if (W.Output >= 0 && !Capture.readFrom(W.Output))
@@ -619,7 +621,7 @@ void superviseChild(pid_t Pid, Clock::time_point Start, Watched &W,
   Result.Seconds = std::chrono::duration<double>(Clock::now() - Start).count();
   RunningGroup = 0; // the group's id is free once the child is reaped
   kill(-Pid, SIGKILL);
-  recordStatus(reap(Pid), Result);
+  recordStatus(reap(Pid, Result.CpuSeconds), Result);
   // Nothing the child started outlives the run: not orphaned workers, not
   // compilers in their own groups, not a daemon in its own session.
   endDescendants();
@@ -633,7 +635,8 @@ void superviseChild(pid_t Pid, Clock::time_point Start, Watched &W,
   Result.OutputBytesCut = Capture.finish();
   int Signal = InterruptForwarding::received();
   if (Result.TimedOut || Signal) {
-    Result.End = Result.TimedOut ? ProcessEnd::TimedOut : ProcessEnd::Interrupted;
+    Result.End =
+        Result.TimedOut ? ProcessEnd::TimedOut : ProcessEnd::Interrupted;
     Result.Crashed = false;
     Result.Error.clear();
     Result.ExitCode = -1;

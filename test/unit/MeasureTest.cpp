@@ -577,6 +577,34 @@ TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
       << Program.calls();
 }
 
+TEST(MeasureTest, KeptRunsThatSharedTheCpusAreNamed) {
+  // The launcher measures what other work took of the CPUs around each run;
+  // the kept (fastest) timing run's figure stays with the size.
+  ScriptedProgram Program("other-work");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 1;
+  auto Busy = [&](const RunRequest &Request, const Environment &Env) {
+    MeasuredRun Run = measured(Request, Env, 5, false, 7);
+    Run.OtherWorkCores = Request.BatchSize == 8 ? 0.1 : 0.84;
+    return Program.finished(Request, Run);
+  };
+  Program.write(Busy, [&](const RunRequest &Request, const Environment &Env) {
+    return Program.finished(Request, measured(Request, Env, 3, false, 5));
+  });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(M->Runs[0].OtherWorkCores, 0.1);
+  EXPECT_DOUBLE_EQ(M->Runs[1].OtherWorkCores, 0.84);
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: warning: other work held the CPUs during the "
+                "kept runs at batch size 16 (0.8 of "),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("batch size 8 ("), std::string::npos)
+      << "0.1 of a core is not worth a warning";
+}
+
 TEST(MeasureTest, OnCudaTheCapacityIsTheDevicesMemory) {
   ScriptedProgram Program("cuda");
   // What the runtime adds on a CUDA run: the device and its memory.

@@ -102,9 +102,8 @@ protected:
   /// Name.pid. Then Rest. Run by bash, for `set -m`.
   std::string withEscapees(const std::string &Rest) {
     return "set -m; sleep 1000 & echo $! > " + Dir + "/group.pid; set +m; " +
-           "setsid sh -c 'echo $$ > " + Dir +
-           "/session.tmp; mv " + Dir + "/session.tmp " + Dir +
-           "/session.pid; exec sleep 1000' & " + Rest;
+           "setsid sh -c 'echo $$ > " + Dir + "/session.tmp; mv " + Dir +
+           "/session.tmp " + Dir + "/session.pid; exec sleep 1000' & " + Rest;
   }
 
   /// The escapees' pids, once both have said them.
@@ -132,6 +131,20 @@ TEST_F(ProcessTest, ExitCodes) {
   EXPECT_EQ(Failure.ExitCode, 3);
   EXPECT_FALSE(Failure.Crashed);
   EXPECT_EQ(describeProcessEnd(Failure), "exited with code 3");
+}
+
+TEST_F(ProcessTest, CpuTimeIsTheChildsOwn) {
+  // A shell loop burns CPU; a sleep takes wall time and next to no CPU. The
+  // figures are CPU time, which a busy machine does not inflate.
+  ProcessResult Busy =
+      runScript("i=0; while [ $i -lt 300000 ]; do i=$((i + 1)); done");
+  ASSERT_EQ(Busy.ExitCode, 0);
+  EXPECT_GT(Busy.CpuSeconds, 0.05);
+  ProcessResult Idle = runScript("sleep 0.3");
+  ASSERT_EQ(Idle.ExitCode, 0);
+  EXPECT_GE(Idle.Seconds, 0.3);
+  EXPECT_LT(Idle.CpuSeconds, 0.1);
+  EXPECT_LT(Idle.CpuSeconds, Busy.CpuSeconds);
 }
 
 TEST_F(ProcessTest, OutputGoesToTheLogReplacingTheOld) {
@@ -272,9 +285,9 @@ TEST_F(ProcessTest, NothingOutlivesATimeoutOutsideItsGroup) {
 // A program that prints megabytes cannot fill the disk: the log keeps its
 // head and its end, where the error is, and says what was cut.
 TEST_F(ProcessTest, TheLogIsBoundedAndKeepsItsEnd) {
-  ProcessResult Result = runScript(
-      "echo first line; yes 'a line of output' | head -n 300000; "
-      "echo the last line >&2; exit 3");
+  ProcessResult Result =
+      runScript("echo first line; yes 'a line of output' | head -n 300000; "
+                "echo the last line >&2; exit 3");
   EXPECT_EQ(Result.ExitCode, 3);
   uint64_t Written = 11 + 300000 * 17 + 14;
   EXPECT_EQ(Result.OutputBytes, Written);
@@ -441,8 +454,8 @@ TEST_F(ProcessTest, WorkDirLockNamesItsHolder) {
   EXPECT_NE(readFile(Work + "/.lock").find(std::to_string(Holder)),
             std::string::npos);
   EXPECT_FALSE(bool(lockWorkDirectory(Work)));
-  EXPECT_EQ(readFile(Work + "/.lock").rfind(
-                "pid " + std::to_string(getpid()) + "\nstarted ", 0),
+  EXPECT_EQ(readFile(Work + "/.lock")
+                .rfind("pid " + std::to_string(getpid()) + "\nstarted ", 0),
             0u);
   EXPECT_FALSE(bool(lockWorkDirectory(Work))) << "held here already";
 }

@@ -45,6 +45,7 @@ SavedReport sample() {
     Run.DatasetSamples = Size == 64 ? 1920 : 0;
     Run.DatasetsGcd = Size == 64 ? 640 : 0;
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
+    Run.OtherWorkCores = Size == 32 ? 0.6349 : -1;
     Run.Memory = {{MemoryKind::Weights, 4198400},
                   {MemoryKind::Activations, 5000 * Size}};
     Run.TimeSplitMs = {{TimePart::Data, 0.5}, {TimePart::Forward, 1.0}};
@@ -102,6 +103,10 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_DOUBLE_EQ(M.Runs[0].DynamicMallocMs, 7.25);
   EXPECT_DOUBLE_EQ(M.Runs[1].DynamicMallocMs, 0);
   EXPECT_EQ(M.Runs[1].GpuMsSource, GpuTimeSource::None);
+  // Other work's cores, in hundredths; none where it was not measured.
+  EXPECT_DOUBLE_EQ(M.Runs[0].OtherWorkCores, 0.63);
+  EXPECT_DOUBLE_EQ(M.Runs[1].OtherWorkCores, -1);
+  EXPECT_THAT(Text, HasSubstr("other_work_cores: 0.63\n"));
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];
   EXPECT_EQ(Layer.Name, "fc");

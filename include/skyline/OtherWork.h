@@ -1,0 +1,56 @@
+//===- OtherWork.h - What else the CPUs did during a run --------*- C++ -*-===//
+//
+// A run's times hold only if it had the CPUs it asked for: LibTorch starts a
+// thread per core, and a core that other work holds (another process, or the
+// hypervisor's steal on a VM) makes every iteration wait for it. The CPUs'
+// busy time over the run, from /proc/stat, less the CPU time the run itself
+// used, is what other work took; it is measured around every run, where the
+// load before the sweep (busyMachineWarning) says only how it began.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_OTHERWORK_H
+#define SKYLINE_OTHERWORK_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+
+namespace skyline {
+
+/// The CPUs' time since boot, all cores together, in seconds.
+struct CpuTimes {
+  double Busy = 0;  // user, nice, system, irq, softirq and steal
+  double Total = 0; // those, idle and iowait
+};
+
+/// The "cpu" line of /proc/stat's text, its ticks TicksPerSecond a second;
+/// none when the text has no such line.
+std::optional<CpuTimes> parseCpuTimes(llvm::StringRef ProcStat,
+                                      long TicksPerSecond);
+
+/// /proc/stat now; none where there is none.
+std::optional<CpuTimes> readCpuTimes();
+
+/// The cores other work kept busy, on average, over a run of WallSeconds
+/// that used RunCpuSeconds between Before and After; never below 0.
+double otherWorkCores(const CpuTimes &Before, const CpuTimes &After,
+                      double RunCpuSeconds, double WallSeconds);
+
+/// Other work that held, on average, at least this share of a core during a
+/// kept run makes its time suspect.
+inline constexpr double BusyCoresLimit = 0.5;
+
+/// A warning naming the sizes whose kept runs shared the CPUs with other
+/// work (SizeCores: each size and the cores other work kept busy during its
+/// kept run); none when no size's did.
+std::optional<std::string>
+busyDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeCores,
+                      unsigned Cores);
+
+} // namespace skyline
+
+#endif // SKYLINE_OTHERWORK_H

@@ -1,0 +1,78 @@
+//===- OtherWork.cpp - What else the CPUs did during a run ----------------===//
+
+#include "skyline/OtherWork.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <algorithm>
+#include <unistd.h>
+#include <vector>
+
+namespace skyline {
+
+std::optional<CpuTimes> parseCpuTimes(llvm::StringRef ProcStat,
+                                      long TicksPerSecond) {
+  if (TicksPerSecond <= 0)
+    return std::nullopt;
+  for (llvm::StringRef Line : llvm::split(ProcStat, '\n')) {
+    if (!Line.consume_front("cpu "))
+      continue;
+    llvm::SmallVector<llvm::StringRef, 10> Fields;
+    Line.split(Fields, ' ', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    // user nice system idle iowait irq softirq steal (guest time is in
+    // user already).
+    double Ticks[8] = {};
+    if (Fields.size() < 4)
+      return std::nullopt;
+    for (size_t I = 0; I < 8 && I < Fields.size(); ++I)
+      if (Fields[I].getAsDouble(Ticks[I]))
+        return std::nullopt;
+    double Idle = Ticks[3] + Ticks[4];
+    double Busy =
+        Ticks[0] + Ticks[1] + Ticks[2] + Ticks[5] + Ticks[6] + Ticks[7];
+    return CpuTimes{Busy / TicksPerSecond, (Busy + Idle) / TicksPerSecond};
+  }
+  return std::nullopt;
+}
+
+std::optional<CpuTimes> readCpuTimes() {
+  auto Text = llvm::MemoryBuffer::getFileAsStream("/proc/stat");
+  if (!Text)
+    return std::nullopt;
+  return parseCpuTimes((*Text)->getBuffer(), sysconf(_SC_CLK_TCK));
+}
+
+double otherWorkCores(const CpuTimes &Before, const CpuTimes &After,
+                      double RunCpuSeconds, double WallSeconds) {
+  if (WallSeconds <= 0)
+    return 0;
+  double Others = (After.Busy - Before.Busy) - RunCpuSeconds;
+  return std::max(0.0, Others / WallSeconds);
+}
+
+std::optional<std::string>
+busyDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeCores,
+                      unsigned Cores) {
+  std::vector<std::string> Sizes;
+  for (const auto &[Size, Busy] : SizeCores)
+    if (Busy >= BusyCoresLimit)
+      Sizes.push_back(std::to_string(Size) +
+                      (Sizes.empty()
+                           ? llvm::formatv(" ({0:f1} of {1} cores, on average)",
+                                           Busy, Cores)
+                                 .str()
+                           : llvm::formatv(" ({0:f1})", Busy).str()));
+  if (Sizes.empty())
+    return std::nullopt;
+  std::string Listed = Sizes.front();
+  for (size_t I = 1; I < Sizes.size(); ++I)
+    Listed += (I + 1 == Sizes.size() ? " and " : ", ") + Sizes[I];
+  return "other work held the CPUs during the kept runs at batch size " +
+         Listed +
+         ": their times include waiting for a CPU; measure on a quiet machine";
+}
+
+} // namespace skyline

@@ -1,0 +1,57 @@
+// What other work took of the CPUs during a run: /proc/stat's "cpu" line
+// read exactly, the run's own CPU time taken out, and the warning that names
+// the sizes whose kept runs shared the CPUs.
+
+#include "skyline/OtherWork.h"
+
+#include "gtest/gtest.h"
+
+using namespace skyline;
+
+namespace {
+
+TEST(OtherWorkTest, ReadsTheCpuLineOfProcStat) {
+  // user nice system idle iowait irq softirq steal guest guest_nice, in
+  // ticks of 1/100 s; the per-core lines after it are not summed again.
+  const char *Stat = "cpu  1000 20 300 5000 80 10 30 40 7 0\n"
+                     "cpu0 500 10 150 2500 40 5 15 20 3 0\n"
+                     "intr 12345\n";
+  auto Times = parseCpuTimes(Stat, 100);
+  ASSERT_TRUE(Times);
+  EXPECT_DOUBLE_EQ(Times->Busy, (1000 + 20 + 300 + 10 + 30 + 40) / 100.0);
+  EXPECT_DOUBLE_EQ(Times->Total, (1400 + 5000 + 80) / 100.0);
+  EXPECT_FALSE(parseCpuTimes("intr 1\n", 100)) << "no cpu line";
+  EXPECT_FALSE(parseCpuTimes("cpu  1 x 3 4\n", 100)) << "not a number";
+  EXPECT_FALSE(parseCpuTimes(Stat, 0));
+  // An old kernel's four fields: no iowait, irq or steal.
+  auto Old = parseCpuTimes("cpu 10 0 5 100\n", 100);
+  ASSERT_TRUE(Old);
+  EXPECT_DOUBLE_EQ(Old->Busy, 0.15);
+}
+
+TEST(OtherWorkTest, TheRunsOwnTimeIsNotOtherWork) {
+  CpuTimes Before{100.0, 500.0}, After{106.0, 510.0};
+  // 6 CPU-seconds were busy over 5 s: the run used 4, others 2 = 0.4 cores.
+  EXPECT_DOUBLE_EQ(otherWorkCores(Before, After, 4.0, 5.0), 0.4);
+  // The run used them all: nothing else ran.
+  EXPECT_DOUBLE_EQ(otherWorkCores(Before, After, 6.0, 5.0), 0.0);
+  // Ticks round: a run's own time a little above the CPUs' is still 0.
+  EXPECT_DOUBLE_EQ(otherWorkCores(Before, After, 6.01, 5.0), 0.0);
+  EXPECT_DOUBLE_EQ(otherWorkCores(Before, After, 0.0, 0.0), 0.0);
+}
+
+TEST(OtherWorkTest, WarnsOfTheSizesWhoseKeptRunsSharedTheCpus) {
+  EXPECT_FALSE(busyDuringRunsWarning({{64, 0.1}, {128, 0.49}}, 2));
+  EXPECT_FALSE(busyDuringRunsWarning({}, 2));
+  EXPECT_EQ(*busyDuringRunsWarning({{64, 0.8}}, 2),
+            "other work held the CPUs during the kept runs at batch size 64 "
+            "(0.8 of 2 cores, on average): their times include waiting for a "
+            "CPU; measure on a quiet machine");
+  EXPECT_EQ(*busyDuringRunsWarning(
+                {{64, 0.8}, {128, 0.2}, {256, 1.24}, {512, 0.5}}, 2),
+            "other work held the CPUs during the kept runs at batch size 64 "
+            "(0.8 of 2 cores, on average), 256 (1.2) and 512 (0.5): their "
+            "times include waiting for a CPU; measure on a quiet machine");
+}
+
+} // namespace
