@@ -2,9 +2,9 @@
 
 #include "skyline/RunReport.h"
 
-#include "skyline/MeasuredRunYAML.h"
-
 #include "skyline/InputFile.h"
+#include "skyline/MeasuredRunYAML.h"
+#include "skyline/OtherWork.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/Units.h"
 #include "skyline/YamlFields.h"
@@ -122,6 +122,9 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
                           Share(*llvm::min_element(Run.TimingRunMedians)),
                           Share(*llvm::max_element(Run.TimingRunMedians)));
     }
+    // Other work held the CPUs during the kept run: its time is suspect.
+    if (Run.OtherWorkCores >= BusyCoresLimit)
+      OS << llvm::formatv("  other work held {0:f1} cores", Run.OtherWorkCores);
     OS << "\n";
   }
   if (const MeasuredRun *Run = shownRun(M, DeclaredBatchSize)) {

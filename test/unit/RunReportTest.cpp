@@ -133,6 +133,8 @@ TEST(RunReportTest, TableSaysHowFarApartTheTimingRunsWere) {
   printRunTable(Report.Measured, 32, OS);
   // 64: runs of 8.9 and 8.4 ms, the 8.4 kept.
   EXPECT_THAT(Text, HasSubstr("fastest of 2 runs (0.0%..+6.0%)\n"));
+  // 32's kept run shared the CPUs with 0.63 cores of other work.
+  EXPECT_THAT(Text, HasSubstr("(0.0%..+9.6%)  other work held 0.6 cores\n"));
   Report.Measured.Runs[1].TimingRunMedians = {8.4};
   Text.clear();
   printRunTable(Report.Measured, 32, OS);
