@@ -32,13 +32,26 @@ llvm::ArrayRef<const char *> runtimeSources() {
   return Sources;
 }
 
+namespace {
+
+/// Dir made absolute: the instrumented project, in another directory,
+/// names the objects by these paths.
+std::string absolute(std::string Dir) {
+  llvm::SmallString<256> Path(Dir);
+  if (!Dir.empty())
+    llvm::sys::fs::make_absolute(Path);
+  return std::string(Path);
+}
+
+} // namespace
+
 std::string runtimeCacheRoot() {
   if (const char *Explicit = std::getenv("SKYLINE_CACHE_DIR"))
-    return Explicit;
+    return absolute(Explicit);
   if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
-    return std::string(Xdg) + "/skyline-check";
+    return absolute(std::string(Xdg) + "/skyline-check");
   if (const char *Home = std::getenv("HOME"); Home && *Home)
-    return std::string(Home) + "/.cache/skyline-check";
+    return absolute(std::string(Home) + "/.cache/skyline-check");
   return "";
 }
 

@@ -59,6 +59,13 @@ TEST(RuntimeCacheTest, RootFollowsTheEnvironment) {
     ScopedEnv Off("SKYLINE_CACHE_DIR", "");
     EXPECT_EQ(runtimeCacheRoot(), "") << "set but empty: no cache";
   }
+  {
+    // The project names the objects from another directory: never relative.
+    ScopedEnv Relative("SKYLINE_CACHE_DIR", "rel/cache");
+    llvm::SmallString<128> Here;
+    ASSERT_FALSE(llvm::sys::fs::current_path(Here));
+    EXPECT_EQ(runtimeCacheRoot(), (Here + "/rel/cache").str());
+  }
   ScopedEnv Unset("SKYLINE_CACHE_DIR", std::nullopt);
   EXPECT_EQ(runtimeCacheRoot(), "/x/cache/skyline-check");
   {
