@@ -51,6 +51,16 @@ std::optional<std::string>
 busyDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeCores,
                       unsigned Cores);
 
+/// The CPUs this process may run on (its affinity: a container's cpuset,
+/// taskset); the runs inherit it. At least 1.
+unsigned usableCpus();
+
+/// A warning when LibTorch ran more intra-op threads than the runs had
+/// CPUs: every parallel region then waits for threads that take turns on a
+/// CPU, which no training on those CPUs would choose; none otherwise (and
+/// where Threads is not known, 0).
+std::optional<std::string> threadsWarning(int Threads, unsigned Cpus);
+
 } // namespace skyline
 
 #endif // SKYLINE_OTHERWORK_H

@@ -272,6 +272,8 @@ void Sweep::warnOfOtherWork() {
   if (auto Busy = busyDuringRunsWarning(
           SizeCores, std::max(1u, std::thread::hardware_concurrency())))
     Progress << "skyline-check: warning: " << *Busy << "\n";
+  if (auto Threads = threadsWarning(Result.Threads, usableCpus()))
+    Progress << "skyline-check: warning: " << *Threads << "\n";
 }
 
 /// The sizes one at a time, until the sweep converges or runs out of runs

@@ -90,7 +90,7 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
       !llvm::StringRef(M.DeviceName).equals_insensitive(nameOf(M.Device)))
     OS << " (" << M.DeviceName << ")";
   if (M.Threads > 0)
-    OS << ", " << M.Threads << " threads";
+    OS << ", " << M.Threads << (M.Threads == 1 ? " thread" : " threads");
   if (!M.MallocThresholdsUsed.empty())
     OS << ", malloc thresholds " << M.MallocThresholdsUsed;
   OS << ", memory capacity " << formatBytes(M.MemoryCapacityBytes) << "\n";

@@ -8,6 +8,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <sched.h>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -73,6 +75,27 @@ busyDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeCores,
   return "other work held the CPUs during the kept runs at batch size " +
          Listed +
          ": their times include waiting for a CPU; measure on a quiet machine";
+}
+
+unsigned usableCpus() {
+  cpu_set_t Set;
+  CPU_ZERO(&Set);
+  if (sched_getaffinity(0, sizeof(Set), &Set) != 0)
+    return std::max(1u, std::thread::hardware_concurrency());
+  return std::max(1, CPU_COUNT(&Set));
+}
+
+std::optional<std::string> threadsWarning(int Threads, unsigned Cpus) {
+  if (Threads <= 0 || unsigned(Threads) <= Cpus)
+    return std::nullopt;
+  return llvm::formatv("LibTorch ran {0} intra-op threads on the {1} CPU{2} "
+                       "the runs could use: its parallel regions wait for "
+                       "threads that take turns on a CPU, so the times are "
+                       "slower than training needs to be; set "
+                       "OMP_NUM_THREADS={1} (or fewer) for skyline-check and "
+                       "for training",
+                       Threads, Cpus, Cpus == 1 ? "" : "s")
+      .str();
 }
 
 } // namespace skyline

@@ -605,6 +605,31 @@ TEST(MeasureTest, KeptRunsThatSharedTheCpusAreNamed) {
       << "0.1 of a core is not worth a warning";
 }
 
+TEST(MeasureTest, MoreLibTorchThreadsThanCpusIsSaid) {
+  // The first run says how many intra-op threads LibTorch ran; more than
+  // the CPUs the runs could use makes every parallel region wait.
+  ScriptedProgram Program("threads");
+  auto WithThreads = [&](int Threads) {
+    return [&, Threads](const RunRequest &Request, const Environment &Env) {
+      MeasuredRun Run = measured(Request, Env, 5, false, 7);
+      Run.Threads = Threads;
+      return Program.finished(Request, Run);
+    };
+  };
+  Program.write(WithThreads(100000), WithThreads(100000));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(M->Threads, 100000);
+  EXPECT_NE(Program.Progress.find("skyline-check: warning: LibTorch ran "
+                                  "100000 intra-op threads on the "),
+            std::string::npos)
+      << Program.Progress;
+  Program.write(WithThreads(1), WithThreads(1));
+  ASSERT_TRUE(bool(Program.measureFrom()));
+  EXPECT_EQ(Program.Progress.find("intra-op threads"), std::string::npos)
+      << Program.Progress;
+}
+
 TEST(MeasureTest, OnCudaTheCapacityIsTheDevicesMemory) {
   ScriptedProgram Program("cuda");
   // What the runtime adds on a CUDA run: the device and its memory.

@@ -6,6 +6,9 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <thread>
+
 using namespace skyline;
 
 namespace {
@@ -52,6 +55,22 @@ TEST(OtherWorkTest, WarnsOfTheSizesWhoseKeptRunsSharedTheCpus) {
             "other work held the CPUs during the kept runs at batch size 64 "
             "(0.8 of 2 cores, on average), 256 (1.2) and 512 (0.5): their "
             "times include waiting for a CPU; measure on a quiet machine");
+}
+
+TEST(OtherWorkTest, MoreThreadsThanCpusIsSaid) {
+  EXPECT_FALSE(threadsWarning(2, 2));
+  EXPECT_FALSE(threadsWarning(1, 8));
+  EXPECT_FALSE(threadsWarning(0, 2)) << "not known";
+  EXPECT_EQ(*threadsWarning(8, 2),
+            "LibTorch ran 8 intra-op threads on the 2 CPUs the runs could "
+            "use: its parallel regions wait for threads that take turns on a "
+            "CPU, so the times are slower than training needs to be; set "
+            "OMP_NUM_THREADS=2 (or fewer) for skyline-check and for training");
+  EXPECT_NE(threadsWarning(4, 1)->find("on the 1 CPU the runs"),
+            std::string::npos);
+  unsigned Cpus = usableCpus();
+  EXPECT_GE(Cpus, 1u);
+  EXPECT_LE(Cpus, std::max(1u, std::thread::hardware_concurrency()));
 }
 
 } // namespace

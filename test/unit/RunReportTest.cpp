@@ -135,6 +135,11 @@ TEST(RunReportTest, TableSaysHowFarApartTheTimingRunsWere) {
   EXPECT_THAT(Text, HasSubstr("fastest of 2 runs (0.0%..+6.0%)\n"));
   // 32's kept run shared the CPUs with 0.63 cores of other work.
   EXPECT_THAT(Text, HasSubstr("(0.0%..+9.6%)  other work held 0.6 cores\n"));
+  EXPECT_THAT(Text, HasSubstr("(Some CPU), 2 threads, "));
+  Report.Measured.Threads = 1;
+  Text.clear();
+  printRunTable(Report.Measured, 32, OS);
+  EXPECT_THAT(Text, HasSubstr("(Some CPU), 1 thread, "));
   Report.Measured.Runs[1].TimingRunMedians = {8.4};
   Text.clear();
   printRunTable(Report.Measured, 32, OS);
