@@ -29,6 +29,7 @@
 #define SKYLINE_MEASURE_H
 
 #include "skyline/Measurement.h"
+#include "skyline/OtherWork.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -197,17 +198,6 @@ int64_t nextBatchSize(const SweepState &State);
 /// the size's breakdown run. 0 (no limit) without a budget.
 double timingRunSeconds(double BudgetSeconds, double SpentSeconds,
                         unsigned RunsLeft, bool WithBreakdown);
-
-/// A warning when other work keeps the machine's CPUs (OtherRunnable: the
-/// tasks besides skyline-check that were runnable, on average over a moment;
-/// at least one): the runs use every core, so they would measure the wait
-/// for a CPU too.
-std::optional<std::string> busyMachineWarning(double OtherRunnable,
-                                              unsigned Cores);
-
-/// The runnable tasks /proc/loadavg's text counts now (its fourth field,
-/// "running/total"), the reader itself included; nullopt if it has none.
-std::optional<unsigned> runnableTasks(llvm::StringRef LoadavgText);
 
 /// A timing run's figures with a breakdown run's split, kinds and layers.
 /// The breakdown run's times are scaled by the ratio of the two runs' mean

@@ -21,6 +21,22 @@
 
 namespace skyline {
 
+/// A warning when other work keeps the machine's CPUs (OtherRunnable: the
+/// tasks besides skyline-check that were runnable, on average over a moment;
+/// at least one): the runs use every core, so they would measure the wait
+/// for a CPU too.
+std::optional<std::string> busyMachineWarning(double OtherRunnable,
+                                              unsigned Cores);
+
+/// The runnable tasks /proc/loadavg's text counts now (its fourth field,
+/// "running/total"), the reader itself included; nullopt if it has none.
+std::optional<unsigned> runnableTasks(llvm::StringRef LoadavgText);
+
+/// The other tasks runnable now, on average over half a second: not the
+/// one-minute load average, which still counts the instrumented build that
+/// has just ended. nullopt where /proc/loadavg is not there.
+std::optional<double> otherRunnableTasks();
+
 /// The CPUs' time since boot, all cores together, in seconds.
 struct CpuTimes {
   double Busy = 0;  // user, nice, system, irq, softirq and steal

@@ -45,6 +45,16 @@ void readNamedFigures(const YamlFields &Node, const char *Key,
       Into.push_back({Name, Figures.number<Figure>(nameOf(Name), Least::Zero)});
 }
 
+/// readNamedFigures' counterpart: Key: {name: figure, ...} on one line.
+template <typename Enum, typename Figure>
+void emitNamedFigures(YAML::Emitter &Out, const char *Key,
+                      const std::vector<std::pair<Enum, Figure>> &Figures) {
+  Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
+  for (const auto &[Name, Value] : Figures)
+    Out << YAML::Key << nameOf(Name) << YAML::Value << Value;
+  Out << YAML::EndMap;
+}
+
 /// peak_bytes, the peak by phase and by kind: what a breakdown run splits.
 void readPeakBytes(const YamlFields &Node, MeasuredRun &Run) {
   Run.PeakBytes = Node.number<int64_t>(key::PeakBytes, Least::Zero);
@@ -245,22 +255,10 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
       << Run.IterationMs.Min << YAML::Key << key::Max << YAML::Value
       << Run.IterationMs.Max << YAML::EndMap;
   Out << YAML::Key << key::Throughput << YAML::Value << Run.Throughput;
-  Out << YAML::Key << key::TimeSplitMs << YAML::Value << YAML::Flow
-      << YAML::BeginMap;
-  for (const auto &[Part, Ms] : Run.TimeSplitMs)
-    Out << YAML::Key << nameOf(Part) << YAML::Value << Ms;
-  Out << YAML::EndMap;
+  emitNamedFigures(Out, key::TimeSplitMs, Run.TimeSplitMs);
   Out << YAML::Key << key::PeakBytes << YAML::Value << Run.PeakBytes;
-  Out << YAML::Key << key::Memory << YAML::Value << YAML::Flow
-      << YAML::BeginMap;
-  for (const auto &[Kind, Bytes] : Run.Memory)
-    Out << YAML::Key << nameOf(Kind) << YAML::Value << Bytes;
-  Out << YAML::EndMap;
-  Out << YAML::Key << key::PeakBytesByPhase << YAML::Value << YAML::Flow
-      << YAML::BeginMap;
-  for (const auto &[Phase, Bytes] : Run.PeakBytesByPhase)
-    Out << YAML::Key << nameOf(Phase) << YAML::Value << Bytes;
-  Out << YAML::EndMap;
+  emitNamedFigures(Out, key::Memory, Run.Memory);
+  emitNamedFigures(Out, key::PeakBytesByPhase, Run.PeakBytesByPhase);
   Out << YAML::Key << key::Layers << YAML::Value << YAML::BeginSeq;
   for (const LayerMeasure &Layer : Run.Layers) {
     Out << YAML::Flow << YAML::BeginMap;

@@ -7,11 +7,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <thread>
 
@@ -262,52 +260,6 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
   }
   return Run;
 }
-
-std::optional<std::string> busyMachineWarning(double OtherRunnable,
-                                              unsigned Cores) {
-  if (OtherRunnable < 1.0)
-    return std::nullopt;
-  return llvm::formatv("the machine was busy ({0:f1} other tasks running on "
-                       "{1} cores): times include waiting for a CPU; measure "
-                       "on a quiet machine, or fix OMP_NUM_THREADS",
-                       OtherRunnable, Cores)
-      .str();
-}
-
-std::optional<unsigned> runnableTasks(llvm::StringRef LoadavgText) {
-  llvm::SmallVector<llvm::StringRef, 5> Fields;
-  LoadavgText.split(Fields, ' ', -1, /*KeepEmpty=*/false);
-  if (Fields.size() < 4)
-    return std::nullopt;
-  unsigned Running = 0;
-  if (Fields[3].split('/').first.getAsInteger(10, Running))
-    return std::nullopt;
-  return Running;
-}
-
-namespace {
-
-/// The other tasks runnable now, on average over half a second: not the
-/// one-minute load average, which still counts the instrumented build that
-/// has just ended. nullopt where /proc/loadavg is not there.
-std::optional<double> otherRunnableTasks() {
-  constexpr int Samples = 5;
-  unsigned Others = 0;
-  for (int I = 0; I < Samples; ++I) {
-    if (I)
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    auto Text = llvm::MemoryBuffer::getFileAsStream("/proc/loadavg");
-    if (!Text)
-      return std::nullopt;
-    std::optional<unsigned> Running = runnableTasks((*Text)->getBuffer());
-    if (!Running)
-      return std::nullopt;
-    Others += *Running > 0 ? *Running - 1 : 0; // less this reader
-  }
-  return double(Others) / Samples;
-}
-
-} // namespace
 
 MallocSetting mallocSetting(MallocThresholds Choice,
                             std::optional<llvm::StringRef> UserTunables,

@@ -391,24 +391,34 @@ TEST(MeasureTest, MergesTheTimingAndTheBreakdownRun) {
 /// what Timing or Breakdown (by the run's SKYLINE_MODE) make of the request
 /// and the environment the real launcher would give it. Its log goes where
 /// the real launcher puts it, and time passes only as the runs say.
+/// A fresh directory for one test's program and work directory.
+std::string testDirectory(const std::string &Name) {
+  llvm::SmallString<128> Path;
+  EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
+  return std::string(Path);
+}
+
+/// The sweep the tests start from: one size, two warm-ups, at most 50
+/// iterations. No run with glibc's own thresholds besides the others: the
+/// test that pins them asks for it.
+MeasureOptions sweepOptions(const std::string &Dir) {
+  MeasureOptions Options;
+  Options.WorkDir = Dir + "/work";
+  Options.MaxRuns = 1;
+  Options.Warmup = 2;
+  Options.Malloc = MallocThresholds::Dynamic;
+  Options.Iterations = 50;
+  return Options;
+}
+
 class ScriptedProgram : public RunLauncher {
 public:
   using Environment = std::map<std::string, std::string>;
   using Respond =
       std::function<RunOutcome(const RunRequest &, const Environment &)>;
 
-  explicit ScriptedProgram(const std::string &Name) {
-    llvm::SmallString<128> Path;
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
-    Dir = std::string(Path);
-    Options.WorkDir = Dir + "/work";
-    Options.MaxRuns = 1;
-    Options.Warmup = 2;
-    // No run with glibc's own thresholds besides the others: the test
-    // that pins them asks for it.
-    Options.Malloc = MallocThresholds::Dynamic;
-    Options.Iterations = 50;
-  }
+  explicit ScriptedProgram(const std::string &Name)
+      : Dir(testDirectory(Name)), Options(sweepOptions(Dir)) {}
   ~ScriptedProgram() { llvm::sys::fs::remove_directories(Dir); }
 
   void write(Respond TimingRuns, Respond BreakdownRuns) {
@@ -911,16 +921,8 @@ TEST(MeasureTest, SweepStopsWhereTheDataRunsOut) {
 /// that writes the result the runtime would, per SKYLINE_MODE.
 class FakeProgram {
 public:
-  explicit FakeProgram(const std::string &Name) {
-    llvm::SmallString<128> Path;
-    EXPECT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-" + Name, Path));
-    Dir = std::string(Path);
-    Options.WorkDir = Dir + "/work";
-    Options.MaxRuns = 1;
-    Options.Warmup = 2;
-    Options.Malloc = MallocThresholds::Dynamic;
-    Options.Iterations = 50;
-  }
+  explicit FakeProgram(const std::string &Name)
+      : Dir(testDirectory(Name)), Options(sweepOptions(Dir)) {}
   ~FakeProgram() { llvm::sys::fs::remove_directories(Dir); }
 
   /// Timing and Breakdown are shell snippets that run in the script with
