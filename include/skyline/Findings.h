@@ -33,6 +33,9 @@ struct Finding {
   /// Shown and put in SARIF, but written to --export-fixes only on request
   /// (the learning-rate scaling that goes with a batch-size change).
   bool OptionalFix = false;
+  /// Figures behind the message, by name (predictedGain, ...): SARIF's
+  /// result properties, for tools that read the numbers.
+  std::vector<std::pair<std::string, double>> Figures;
 };
 
 /// How far a rule's findings can be trusted: measured facts are High;

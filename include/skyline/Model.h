@@ -50,17 +50,42 @@ struct ModelOptions {
   int64_t RoundTo = 8;           // --round-to: suggestions are multiples
   double ThroughputSlack = 0.05; // --throughput-slack: within this of the best
   double MinGain = 0.05;         // --min-gain: offered from this gain on
-  /// A fit cannot predict when its R² is below MinRSquared and a point lies
-  /// more than MaxRelativeResidual from the line: R² alone fails a nearly
-  /// flat quantity (a small model's time, launch-bound), whose noise is all
-  /// the variance there is, though every point is close to the line.
-  double MinRSquared = 0.90;
-  double MaxRelativeResidual = 0.10;
   /// The training loop shapes tensors by the batch size
   /// (TrainingLoop::BatchShapes): a short last batch fails, so where the
   /// dataset's size is known only its divisors are suggested.
   bool WholeBatchesOnly = false;
 };
+
+/// A 90% interval: where a quantity is expected to land nine times in ten.
+struct Interval {
+  double Low = 0, High = 0;
+  bool contains(double Value) const { return Low <= Value && Value <= High; }
+};
+
+/// How far the measured times are from being exact (docs/model.md,
+/// "Intervals"). In log terms, so that a spread is a share of the time.
+struct TimeUncertainty {
+  /// The standard deviation of ln(a timing run's median) about its size's
+  /// mean, pooled over the sizes with repeated runs.
+  double RunSigma = 0;
+  /// Its degrees of freedom; 0 when no size had two timing runs and
+  /// RunSigma is assumed (AssumedRunSigma, or the runs' own spread).
+  unsigned Dof = 0;
+  /// The interpolation's error per unit of h(b) (interpolationSpan), from
+  /// leaving each inner size out, combined with a prior.
+  double Curvature = 0;
+  unsigned CurvaturePoints = 0; // the inner sizes behind Curvature
+  /// The two-sided 90% quantile used: Student's t with Dof, else 1.645.
+  double Quantile = 1.645;
+};
+
+/// The run-to-run spread assumed where no size ran twice: timing runs of
+/// one program differ by a few percent on a quiet machine.
+constexpr double AssumedRunSigma = 0.05;
+/// The prior of TimeUncertainty::Curvature (and the memory's): what a
+/// curve between two sizes may bend before any size shows how much it does.
+constexpr double PriorTimeCurvature = 0.10;
+constexpr double PriorMemoryCurvature = 0.02;
 
 /// The model's view of one batch size.
 struct Prediction {
@@ -68,6 +93,9 @@ struct Prediction {
   double IterationMs = 0;
   double Throughput = 0; // samples/s
   int64_t PeakBytes = 0;
+  /// 90% intervals: where a new timing run's median, the throughput it
+  /// gives, and the peak of a new run are expected to land.
+  Interval IterationMsRange, ThroughputRange, PeakBytesRange;
   bool Fits = false;         // PeakBytes within the capacity less the margin
   bool Extrapolated = false; // outside the batch sizes measured
 };
@@ -75,6 +103,12 @@ struct Prediction {
 struct Suggestion {
   int64_t BatchSize = 0;
   double Gain = 0; // predicted throughput over the current size's, less 1
+  /// The gain's 90% interval (of the mean throughputs); the suggestion is
+  /// made only where its low end reaches --min-gain.
+  Interval GainRange;
+  /// Chosen among the measured sizes, their measured figures: the time
+  /// could not be modelled (Analysis::TimeProblem).
+  bool MeasuredOnly = false;
   Prediction At;
 };
 
@@ -131,6 +165,14 @@ struct Analysis {
   /// The largest peak bytes at each measured size, by size. Predicted
   /// peaks interpolate between them (predictedPeakBytes).
   std::vector<std::pair<int64_t, double>> MemoryPoints;
+  /// The geometric mean of every timing run's median at each measured
+  /// size, and how many runs it is of, by size: the intervals' centres.
+  std::vector<std::pair<int64_t, double>> TimeCentres;
+  std::vector<unsigned> TimeRuns;
+  TimeUncertainty Time;
+  /// The memory's: RunSigma from sizes with two peaks, else 0 (a peak is
+  /// close to exact); Curvature from leaving each inner size out.
+  TimeUncertainty Memory;
 
   /// A fit may be kept to show its R² and still be unusable: the problem says
   /// why.
@@ -164,6 +206,23 @@ int64_t predictedPeakBytes(const Analysis &A, int64_t BatchSize);
 /// The prediction at BatchSize; none when time or memory cannot be predicted,
 /// or the predicted time there is not positive.
 std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize);
+
+/// The 90% interval of a new timing run's median at BatchSize; of its mean
+/// (the curve's own uncertainty, without a single run's spread) with
+/// OfMean. Contains predictedIterationMs. Meaningful when canPredictTime().
+Interval predictedIterationRange(const Analysis &A, double BatchSize,
+                                 bool OfMean = false);
+
+/// The 90% interval of a new run's peak at BatchSize.
+Interval predictedPeakRange(const Analysis &A, int64_t BatchSize);
+
+/// The 90% interval of To's throughput over From's, less 1 (the gain), from
+/// the intervals of the two mean times; contains Gain.
+Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain);
+
+/// The two-sided 90% quantile of Student's t with Dof degrees of freedom
+/// (1.645, the normal's, for 0: no degrees known).
+double studentT90(unsigned Dof);
 
 /// The linear scaling rule: the rate grows with the batch size
 /// (Rate * To / From); Rate unchanged when either size is not positive.

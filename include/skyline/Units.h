@@ -14,6 +14,9 @@ std::string formatBytes(int64_t Bytes);
 /// 0.372 -> "37%", 0.0412 -> "4.1%": one decimal below 10%.
 std::string formatShare(double Fraction);
 
+/// "5.0% to 19%": a share's 90% interval (Low and High, fractions).
+std::string formatShareRange(double Low, double High);
+
 } // namespace skyline
 
 #endif // SKYLINE_UNITS_H

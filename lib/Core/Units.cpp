@@ -35,4 +35,8 @@ std::string formatShare(double Fraction) {
   return Text;
 }
 
+std::string formatShareRange(double Low, double High) {
+  return formatShare(Low) + " to " + formatShare(High);
+}
+
 } // namespace skyline

@@ -8,6 +8,8 @@
 
 #include "skyline/Model.h"
 
+#include "ModelDetail.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -51,15 +53,6 @@ std::string formatTrimmed(double Value, int Decimals) {
   if (Text.back() == '.')
     Text.pop_back();
   return Text == "-0" ? "0" : Text;
-}
-
-/// Decimals enough to print A and B apart ("0.8996 < 0.9000", not
-/// "0.90 < 0.90"), from Fewest to 6.
-int decimalsApart(double A, double B, int Fewest) {
-  int Decimals = Fewest;
-  while (Decimals < 6 && formatFixed(A, Decimals) == formatFixed(B, Decimals))
-    ++Decimals;
-  return Decimals;
 }
 
 std::string percent(double Fraction) {
@@ -155,28 +148,15 @@ std::vector<double> relativeWeights(llvm::ArrayRef<double> Y) {
   return Weights;
 }
 
-/// The point farthest from the line relative to its own value, and that
-/// distance (|residual| / y); a point whose y is not positive is infinitely
-/// far.
-std::pair<size_t, double> farthestFromTheLine(llvm::ArrayRef<double> X,
-                                              llvm::ArrayRef<double> Y,
-                                              const LinearFit &Fit) {
-  std::pair<size_t, double> Farthest{0, 0.0};
-  for (size_t I = 0; I < Y.size(); ++I) {
-    double Off = Y[I] > 0 ? std::abs(Y[I] - Fit.at(X[I])) / Y[I]
-                          : std::numeric_limits<double>::infinity();
-    if (Off > Farthest.second)
-      Farthest = {I, Off};
-  }
-  return Farthest;
-}
-
 /// Fits Y against the batch sizes. The fit is kept whenever one exists (the
-/// report shows its R²); Problem says why it cannot predict.
+/// report shows its R² and residuals); the predictions go through the
+/// measured sizes, so a line that does not fit them is no reason not to
+/// predict. Problem says why it cannot: too few sizes, or (Rising) a
+/// quantity that does not grow.
 void fitQuantity(const Measurement &M, const Points &P,
                  llvm::ArrayRef<double> Y, llvm::StringRef Quantity,
-                 const ModelOptions &Options, std::optional<LinearFit> &Fit,
-                 std::string &Problem, bool Relative) {
+                 std::optional<LinearFit> &Fit, std::string &Problem,
+                 bool Relative, bool Rising) {
   if (P.DistinctSizes.size() < 2) {
     Problem = describeTooFewSizes(M, P);
     return;
@@ -190,21 +170,8 @@ void fitQuantity(const Measurement &M, const Points &P,
     return;
   }
   Fit = *Line;
-  if (Fit->Slope <= 0)
+  if (Rising && Fit->Slope <= 0)
     Problem = (Quantity + " does not grow with the batch size").str();
-  else if (Fit->RSquared < Options.MinRSquared) {
-    auto [Worst, Off] = farthestFromTheLine(P.BatchSizes, Y, *Fit);
-    if (Off <= Options.MaxRelativeResidual)
-      return;
-    int Decimals = decimalsApart(Fit->RSquared, Options.MinRSquared, 2);
-    Problem = llvm::formatv("{0} does not fit a line (R² = {1} < {2}, and "
-                            "batch size {3} lies {4} off it, more than {5})",
-                            Quantity, formatFixed(Fit->RSquared, Decimals),
-                            formatFixed(Options.MinRSquared, Decimals),
-                            int64_t(P.BatchSizes[Worst]), percent(Off),
-                            percent(Options.MaxRelativeResidual))
-                  .str();
-  }
 }
 
 /// Fits under the capacity less the margin, and below any size that ran out
@@ -242,20 +209,19 @@ std::string findMaxBatchSize(Analysis &A) {
 
 } // namespace
 
-namespace {
+namespace detail {
 
-/// Piecewise linear through Points (by size): the segment around
-/// BatchSize, the first or last one continued past the ends, with
-/// LineSlope instead where that segment does not rise (noise between close
-/// sizes would predict a quantity that falls as the batch grows).
-double throughPoints(llvm::ArrayRef<std::pair<int64_t, double>> P,
-                     double BatchSize, double LineSlope) {
+size_t segmentAt(SizePoints P, double BatchSize) {
   size_t I = size_t(llvm::upper_bound(P, BatchSize,
                                       [](double B, const auto &Point) {
                                         return B < double(Point.first);
                                       }) -
                     P.begin());
-  I = std::clamp<size_t>(I, 1, P.size() - 1);
+  return std::clamp<size_t>(I, 1, P.size() - 1);
+}
+
+double throughPoints(SizePoints P, double BatchSize, double LineSlope) {
+  size_t I = segmentAt(P, BatchSize);
   double X0 = double(P[I - 1].first), Y0 = P[I - 1].second;
   double Slope = (P[I].second - Y0) / (double(P[I].first) - X0);
   bool Outside = BatchSize < X0 || BatchSize > double(P[I].first);
@@ -266,28 +232,42 @@ double throughPoints(llvm::ArrayRef<std::pair<int64_t, double>> P,
   return Y0 + Slope * (BatchSize - X0);
 }
 
-} // namespace
-
-double predictedIterationMs(const Analysis &A, double BatchSize) {
-  const auto &P = A.TimePoints;
-  if (P.size() < 2 || !A.IterationMs)
-    return A.IterationMs ? A.IterationMs->at(BatchSize) : 0;
-  double Ms = throughPoints(P, BatchSize, A.IterationMs->Slope);
+double timeThroughPoints(SizePoints P, double BatchSize, double LineSlope) {
+  double Ms = throughPoints(P, BatchSize, LineSlope);
   // No faster a sample than the smallest size measured.
   if (BatchSize < double(P.front().first))
     Ms = std::max(Ms, P.front().second * BatchSize / double(P.front().first));
   return Ms;
 }
 
+} // namespace detail
+
+double predictedIterationMs(const Analysis &A, double BatchSize) {
+  const auto &P = A.TimePoints;
+  if (P.size() < 2 || !A.IterationMs)
+    return A.IterationMs ? A.IterationMs->at(BatchSize) : 0;
+  // Past the ends a time that fell is held flat, not continued down.
+  return detail::timeThroughPoints(P, BatchSize,
+                                   std::max(0.0, A.IterationMs->Slope));
+}
+
 int64_t predictedPeakBytes(const Analysis &A, int64_t BatchSize) {
   const auto &P = A.MemoryPoints;
   if (P.size() < 2 || !A.PeakBytes)
     return A.PeakBytes ? roundSaturated(A.PeakBytes->at(double(BatchSize))) : 0;
-  return roundSaturated(
-      std::max(0.0, throughPoints(P, double(BatchSize), A.PeakBytes->Slope)));
+  return roundSaturated(std::max(
+      0.0, detail::throughPoints(P, double(BatchSize), A.PeakBytes->Slope)));
 }
 
 namespace {
+
+/// The throughput's interval from the time's (a slower run, fewer samples).
+Interval throughputRange(int64_t BatchSize, Interval Ms) {
+  auto PerSecond = [&](double Time) {
+    return Time > 0 ? double(BatchSize) / (Time / 1000) : 0.0;
+  };
+  return {PerSecond(Ms.High), PerSecond(Ms.Low)};
+}
 
 /// Samples per second at BatchSize; none where the predicted time is not
 /// positive.
@@ -422,19 +402,137 @@ std::string describeSmallGain(int64_t Current, int64_t Suggested, double Gain,
       .str();
 }
 
+/// The smallest bound of the suggestion: past the data a batch is the whole
+/// dataset, whatever it asks for; at and past a size that failed, a size
+/// may fail like it; an epoch of one batch is no training.
+int64_t suggestionCap(const Analysis &A, int64_t Cap) {
+  for (int64_t Bound : {A.DataBound, A.FailureBound, A.DatasetSamples / 2})
+    if (Bound > 0)
+      Cap = std::min(Cap, Bound);
+  return Cap;
+}
+
+/// Why a suggestion whose predicted gain reaches --min-gain is not made.
+std::string describeUnsureGain(int64_t Current, int64_t Suggested, double Gain,
+                               Interval Range, const ModelOptions &Options) {
+  return llvm::formatv(
+             "{0} is predicted to train {1} faster than {2}, but the 90% "
+             "interval of the gain ({3} to {4}) reaches below the min gain "
+             "{5}: the runs vary too much to be sure; measure on a quiet "
+             "machine or with more --timing-runs",
+             Suggested, percent(Gain), Current, percent(Range.Low),
+             percent(Range.High), percent(Options.MinGain))
+      .str();
+}
+
+/// Where the chosen size's gain is not sure, the measured size (up to Cap,
+/// fitting, not the current one) whose gain is surest: the highest low end
+/// of its interval, if that reaches --min-gain. A measured size's interval
+/// is the narrowest the model has.
+std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
+                                             const ModelOptions &Options) {
+  std::optional<Suggestion> Surest;
+  for (const auto &[Size, Ms] : A.TimePoints) {
+    if (Size == A.CurrentBatchSize || Size > Cap ||
+        (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
+      continue;
+    std::optional<Prediction> At = predictAt(A, Size);
+    if (!At || !At->Fits)
+      continue;
+    double Gain = At->Throughput / A.Current->Throughput - 1;
+    Interval Range = gainRange(A, A.CurrentBatchSize, Size, Gain);
+    if (Range.Low >= Options.MinGain &&
+        (!Surest || Range.Low > Surest->GainRange.Low))
+      Surest = Suggestion{Size, Gain, Range, false, *At};
+  }
+  return Surest;
+}
+
+/// The measured figures at a measured size: its kept time, its largest
+/// peak. None at a size not measured.
+std::optional<Prediction> measuredAt(const Analysis &A, int64_t Size) {
+  auto Time = llvm::find_if(A.TimePoints,
+                            [&](const auto &P) { return P.first == Size; });
+  auto Peak = llvm::find_if(A.MemoryPoints,
+                            [&](const auto &P) { return P.first == Size; });
+  if (Time == A.TimePoints.end() || Peak == A.MemoryPoints.end() ||
+      !(Time->second > 0))
+    return std::nullopt;
+  Prediction P;
+  P.BatchSize = Size;
+  P.IterationMs = Time->second;
+  P.Throughput = double(Size) / (Time->second / 1000);
+  P.PeakBytes = roundSaturated(Peak->second);
+  P.Fits = (A.UsableBytes <= 0 || P.PeakBytes <= A.UsableBytes) &&
+           (!A.FirstOutOfMemory || Size < *A.FirstOutOfMemory);
+  P.IterationMsRange = A.IterationMs
+                           ? predictedIterationRange(A, double(Size))
+                           : Interval{P.IterationMs, P.IterationMs};
+  P.ThroughputRange = throughputRange(Size, P.IterationMsRange);
+  P.PeakBytesRange = {Peak->second, Peak->second};
+  return P;
+}
+
+/// Where the curve cannot be modelled, the measured sizes alone: of those
+/// that fit and keep the bounds, the smallest within the slack of the best
+/// measured throughput, offered where its measured gain over the current
+/// size is surely past --min-gain.
+void suggestFromMeasured(Analysis &A, llvm::StringRef Problem,
+                         const ModelOptions &Options) {
+  std::string Why = ("cannot predict: " + Problem).str();
+  if (A.TimePoints.size() >= 2)
+    A.Current = measuredAt(A, A.CurrentBatchSize);
+  if (!A.Current) {
+    A.NoSuggestionReason = Why;
+    return;
+  }
+  int64_t Cap = suggestionCap(A, A.MaxBatchSize.value_or(
+                                     std::numeric_limits<int64_t>::max()));
+  std::vector<Prediction> Candidates;
+  double Best = 0;
+  for (const auto &[Size, Ms] : A.TimePoints) {
+    std::optional<Prediction> At = measuredAt(A, Size);
+    if (!At || !At->Fits || Size > Cap ||
+        (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
+      continue;
+    Candidates.push_back(*At);
+    Best = std::max(Best, At->Throughput);
+  }
+  double Threshold = (1 - std::clamp(Options.ThroughputSlack, 0.0, 1.0)) * Best;
+  for (const Prediction &At : Candidates) {
+    if (At.Throughput < Threshold)
+      continue;
+    double Gain = At.Throughput / A.Current->Throughput - 1;
+    Interval Range = gainRange(A, A.CurrentBatchSize, At.BatchSize, Gain);
+    if (At.BatchSize != A.CurrentBatchSize && Range.Low >= Options.MinGain) {
+      A.Suggested = Suggestion{At.BatchSize, Gain, Range, true, At};
+      return;
+    }
+  }
+  A.NoSuggestionReason =
+      llvm::formatv("{0}; of the sizes measured, none surely trains {1} "
+                    "faster than {2} (min gain)",
+                    Why, percent(Options.MinGain), A.CurrentBatchSize)
+          .str();
+}
+
 /// Sets Suggested, or NoSuggestionReason.
 void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
              const ModelOptions &Options) {
+  if (A.CurrentBatchSize <= 0) {
+    A.NoSuggestionReason = "the current batch size is not known";
+    return;
+  }
   if (!A.canPredictTime()) {
-    A.NoSuggestionReason = "cannot predict: " + A.TimeProblem;
+    suggestFromMeasured(A, A.TimeProblem, Options);
+    return;
+  }
+  if (!A.MaxBatchSize && !A.canPredictMemory()) {
+    suggestFromMeasured(A, A.MemoryProblem, Options);
     return;
   }
   if (!A.MaxBatchSize) {
     A.NoSuggestionReason = WhyNoMaxBatchSize.str();
-    return;
-  }
-  if (A.CurrentBatchSize <= 0) {
-    A.NoSuggestionReason = "the current batch size is not known";
     return;
   }
   if (!A.Current) {
@@ -445,12 +543,7 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
             .str();
     return;
   }
-  // Past the data a batch is the whole dataset, whatever it asks for; at
-  // and past a size that failed, a size may fail like it.
-  int64_t Cap = *A.MaxBatchSize;
-  for (int64_t Bound : {A.DataBound, A.FailureBound, A.DatasetSamples / 2})
-    if (Bound > 0)
-      Cap = std::min(Cap, Bound);
+  int64_t Cap = suggestionCap(A, *A.MaxBatchSize);
   std::optional<int64_t> Chosen = chooseBatchSize(A, Cap, Options);
   std::optional<Prediction> At;
   if (Chosen)
@@ -480,7 +573,18 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
         describeSmallGain(A.CurrentBatchSize, *Chosen, Gain, Options);
     return;
   }
-  A.Suggested = Suggestion{*Chosen, Gain, *At};
+  Interval Range = gainRange(A, A.CurrentBatchSize, *Chosen, Gain);
+  if (CurrentFits && Range.Low < Options.MinGain) {
+    if (std::optional<Suggestion> Surest =
+            surestMeasuredSize(A, Cap, Options)) {
+      A.Suggested = *Surest;
+      return;
+    }
+    A.NoSuggestionReason = describeUnsureGain(A.CurrentBatchSize, *Chosen,
+                                              Gain, Range, Options);
+    return;
+  }
+  A.Suggested = Suggestion{*Chosen, Gain, Range, false, *At};
 }
 
 void collectPredictions(Analysis &A, const Measurement &M) {
@@ -586,10 +690,15 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   // and unweighted, the largest size (often 100x the smallest) decides the
   // line while the small sizes' predictions carry its intercept's error.
   // Memory is close to exact, and its intercept (the weights) matters.
-  fitQuantity(M, P, P.IterationMs, "the iteration time", Options, A.IterationMs,
-              A.TimeProblem, /*Relative=*/true);
-  fitQuantity(M, P, P.PeakBytes, "peak memory", Options, A.PeakBytes,
-              A.MemoryProblem, /*Relative=*/false);
+  fitQuantity(M, P, P.IterationMs, "the iteration time", A.IterationMs,
+              A.TimeProblem, /*Relative=*/true, /*Rising=*/false);
+  fitQuantity(M, P, P.PeakBytes, "peak memory", A.PeakBytes, A.MemoryProblem,
+              /*Relative=*/false, /*Rising=*/true);
+  detail::estimateUncertainty(M, A);
+  // A time that falls as the batch grows (flat is fine: a GPU below its
+  // capacity) is noise or a machine that changed between runs.
+  if (A.TimeProblem.empty())
+    A.TimeProblem = detail::timeFallsProblem(A);
 
   std::string WhyNoMaxBatchSize = findMaxBatchSize(A);
   A.Current = predictAt(A, CurrentBatchSize);
@@ -612,6 +721,9 @@ std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize) {
   P.Fits = fitsInMemory(A, BatchSize, P.PeakBytes);
   P.Extrapolated = BatchSize > A.LargestMeasuredBatchSize ||
                    BatchSize < A.SmallestMeasuredBatchSize;
+  P.IterationMsRange = predictedIterationRange(A, double(BatchSize));
+  P.ThroughputRange = throughputRange(BatchSize, P.IterationMsRange);
+  P.PeakBytesRange = predictedPeakRange(A, BatchSize);
   return P;
 }
 

@@ -163,11 +163,17 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
   PrintFit("iteration time", A.IterationMs, A.TimeProblem, "ms", 1.0);
   PrintFit("peak memory", A.PeakBytes, A.MemoryProblem, "MiB", 1048576.0);
   if (!A.Predictions.empty()) {
-    OS << "predicted:\n batch size iteration ms    samples/s    peak memory\n";
+    OS << "predicted, with 90% intervals:\n"
+       << " batch size    iteration ms                 samples/s"
+          "                    peak memory\n";
     for (const Prediction &P : A.Predictions)
-      OS << llvm::format("%11lld %12.2f %12.1f %14s", (long long)P.BatchSize,
-                         P.IterationMs, P.Throughput,
-                         formatBytes(P.PeakBytes).c_str())
+      OS << llvm::format("%11lld %9.2f %-17s %10.1f %-21s %10s %s",
+                         (long long)P.BatchSize, P.IterationMs,
+                         bracket(P.IterationMsRange, "%.2f").c_str(),
+                         P.Throughput,
+                         bracket(P.ThroughputRange, "%.1f").c_str(),
+                         formatBytes(P.PeakBytes).c_str(),
+                         bracketBytes(P.PeakBytesRange).c_str())
          << (P.Fits ? "" : "  (does not fit)")
          << (P.BatchSize == A.CurrentBatchSize ? "  current" : "")
          << (A.Suggested && P.BatchSize == A.Suggested->BatchSize
@@ -179,6 +185,23 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
          << (P.Extrapolated ? "  (extrapolated)" : "") << "\n";
   }
   if (A.MaxBatchSize)
+namespace {
+
+/// "(6.20..7.40)": a 90% interval in a table or a line.
+std::string bracket(Interval Range, const char *Format) {
+  char Low[32], High[32];
+  std::snprintf(Low, sizeof(Low), Format, Range.Low);
+  std::snprintf(High, sizeof(High), Format, Range.High);
+  return std::string("(") + Low + ".." + High + ")";
+}
+
+std::string bracketBytes(Interval Range) {
+  return "(" + formatBytes(int64_t(Range.Low)) + ".." +
+         formatBytes(int64_t(Range.High)) + ")";
+}
+
+} // namespace
+
     OS << "largest batch size that fits: " << *A.MaxBatchSize << " ("
        << formatBytes(A.UsableBytes) << " usable of "
        << formatBytes(A.CapacityBytes) << ")\n";
@@ -196,7 +219,13 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
   if (A.Suggested)
     OS << "suggested batch size: " << A.Suggested->BatchSize << " ("
        << formatShare(A.Suggested->Gain) << " more throughput than "
-       << A.CurrentBatchSize << ")\n";
+       << A.CurrentBatchSize << "; 90% interval "
+       << formatShareRange(A.Suggested->GainRange.Low,
+                           A.Suggested->GainRange.High)
+       << (A.Suggested->MeasuredOnly
+               ? "; measured: the time could not be modelled"
+               : "")
+       << ")\n";
   else
     OS << "suggested batch size: none (" << A.NoSuggestionReason << ")\n";
 }
@@ -214,10 +243,12 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
           ? std::clamp(2 - int(std::floor(std::log10(P->IterationMs))), 2, 9)
           : 2;
   OS << llvm::formatv(
-      "what if batch size {0}: iteration {1} ms, {2:F1} samples/s, peak "
-      "memory {3} ({4}){5}\n",
-      BatchSize, llvm::format("%.*f", Decimals, P->IterationMs), P->Throughput,
-      formatBytes(P->PeakBytes),
+      "what if batch size {0}: iteration {1} ms {2}, {3:F1} samples/s {4}, "
+      "peak memory {5} {6} ({7}){8}\n",
+      BatchSize, llvm::format("%.*f", Decimals, P->IterationMs),
+      bracket(P->IterationMsRange, MsFormat.c_str()), P->Throughput,
+      bracket(P->ThroughputRange, "%.1f"), formatBytes(P->PeakBytes),
+      bracketBytes(P->PeakBytesRange),
       P->Fits ? "fits" : "does not fit under " + formatBytes(A.UsableBytes),
       P->Extrapolated ? ", extrapolated outside the sizes measured" : "");
 }
@@ -246,6 +277,7 @@ void emitFit(YAML::Emitter &Out, const char *Key,
 }
 
 void emitPrediction(YAML::Emitter &Out, const Prediction &P) {
+  std::string MsFormat = "%." + std::to_string(Decimals) + "f";
   Out << YAML::Flow << YAML::BeginMap;
   Out << YAML::Key << "batch_size" << YAML::Value << P.BatchSize;
   Out << YAML::Key << "iteration_ms" << YAML::Value << P.IterationMs;
@@ -286,6 +318,24 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
     Out << YAML::Key << "from" << YAML::Value << A.CurrentBatchSize;
     Out << YAML::Key << "gain" << YAML::Value << A.Suggested->Gain;
     Out << YAML::Key << "predicted" << YAML::Value;
+  auto Range = [&](const char *Key, Interval R) {
+    Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginSeq
+        << R.Low << R.High << YAML::EndSeq;
+  };
+  Range("iteration_ms_90", P.IterationMsRange);
+  Range("throughput_90", P.ThroughputRange);
+  Range("peak_bytes_90", P.PeakBytesRange);
+  Out << YAML::EndMap;
+}
+
+void emitUncertainty(YAML::Emitter &Out, const char *Key,
+                     const TimeUncertainty &U) {
+  Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << "run_spread" << YAML::Value << U.RunSigma;
+  Out << YAML::Key << "degrees_of_freedom" << YAML::Value << U.Dof;
+  Out << YAML::Key << "curvature" << YAML::Value << U.Curvature;
+  Out << YAML::Key << "curvature_points" << YAML::Value << U.CurvaturePoints;
+  Out << YAML::Key << "quantile" << YAML::Value << U.Quantile;
     emitPrediction(Out, A.Suggested->At);
     Out << YAML::EndMap;
   } else {
@@ -294,6 +344,10 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
         << A.NoSuggestionReason << YAML::EndMap;
   }
 }
+  Out << YAML::Key << "uncertainty" << YAML::Value << YAML::BeginMap;
+  emitUncertainty(Out, "iteration_ms", A.Time);
+  emitUncertainty(Out, "peak_bytes", A.Memory);
+  Out << YAML::EndMap;
 
 } // namespace
 
@@ -318,6 +372,11 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   Out << YAML::Key << "torch_version" << YAML::Value << M.TorchVersion;
   Out << YAML::Key << "threads" << YAML::Value << M.Threads;
   if (!M.MallocThresholdsUsed.empty())
+    Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
+        << YAML::BeginSeq << A.Suggested->GainRange.Low
+        << A.Suggested->GainRange.High << YAML::EndSeq;
+    Out << YAML::Key << "measured_only" << YAML::Value
+        << A.Suggested->MeasuredOnly;
     Out << YAML::Key << "malloc_thresholds" << YAML::Value
         << M.MallocThresholdsUsed;
   if (!M.GlibcTunables.empty())

@@ -394,8 +394,13 @@ json::Object SarifWriter::result(const Finding &F) {
     Result["fixes"] = json::Array{std::move(*Fix)};
   // The only thing SARIF has no place for: --export-fixes leaves this fix
   // out unless asked.
+  json::Object Properties;
   if (F.OptionalFix)
-    Result["properties"] = json::Object{{"optionalFix", true}};
+    Properties["optionalFix"] = true;
+  for (const auto &[Name, Value] : F.Figures)
+    Properties[Name] = Value;
+  if (!Properties.empty())
+    Result["properties"] = std::move(Properties);
   return Result;
 }
 

@@ -37,12 +37,26 @@ MeasuredRun outOfMemory(int64_t BatchSize) {
 double timeMs(int64_t B) { return 2 + 0.1 * double(B); }
 int64_t peakBytes(int64_t B) { return 1000000 + 10000 * B; }
 
-/// Runs at 16, 32 and 64 on the exact lines, under Capacity.
+/// Runs at 16, 32 and 64 on the exact lines, under Capacity, each size's
+/// three timing runs agreeing (the intervals are then their narrowest).
 Measurement linearRuns(int64_t Capacity) {
   Measurement M;
   M.MemoryCapacityBytes = Capacity;
-  for (int64_t B : {16, 32, 64})
+  for (int64_t B : {16, 32, 64}) {
     M.Runs.push_back(run(B, timeMs(B), peakBytes(B)));
+    M.Runs.back().TimingRunMedians.assign(3, timeMs(B));
+  }
+  return M;
+}
+
+/// The same up to 256: a size far past 64 is then no extrapolation, and
+/// its interval is as narrow as the exact lines make it.
+Measurement linearRunsTo256(int64_t Capacity) {
+  Measurement M = linearRuns(Capacity);
+  for (int64_t B : {128, 256}) {
+    M.Runs.push_back(run(B, timeMs(B), peakBytes(B)));
+    M.Runs.back().TimingRunMedians.assign(3, timeMs(B));
+  }
   return M;
 }
 
@@ -362,8 +376,8 @@ TEST(ModelTest, SmallGainIsNotOffered) {
             "gain 5%)");
 
   ModelOptions LowBar;
-  LowBar.MinGain = 0.005;
-  Analysis Offered = analyze(linearRuns(Capacity), 144, LowBar);
+  LowBar.MinGain = 0.003;
+  Analysis Offered = analyze(linearRunsTo256(Capacity), 144, LowBar);
   ASSERT_TRUE(Offered.Suggested) << Offered.NoSuggestionReason;
   EXPECT_EQ(Offered.Suggested->BatchSize, 152);
   EXPECT_NEAR(Offered.Suggested->Gain, 2492.8 / 2476.8 - 1, 1e-9);
@@ -401,9 +415,10 @@ TEST(ModelTest, SlackMovesTheSuggestion) {
   // No slack: only the maximum reaches the best (256 gives 9275.4 <
   // 9285.7), so the suggestion is 260 though not a multiple of 8.
   // Gain: (260 / 28) / (32 / 5.2) - 1 = 1352 / 896 - 1.
+  // (Measured up to 256, so that 260's gain is sure.)
   ModelOptions None;
   None.ThroughputSlack = 0;
-  Analysis B = analyze(linearRuns(Capacity), 32, None);
+  Analysis B = analyze(linearRunsTo256(Capacity), 32, None);
   ASSERT_TRUE(B.Suggested) << B.NoSuggestionReason;
   EXPECT_EQ(B.Suggested->BatchSize, 260);
   EXPECT_NEAR(B.Suggested->Gain, 1352.0 / 896 - 1, 1e-9);
@@ -414,7 +429,7 @@ TEST(ModelTest, RoundToPicksTheMultiple) {
   auto SuggestedWith = [](int64_t RoundTo) -> int64_t {
     ModelOptions Options;
     Options.RoundTo = RoundTo;
-    Analysis A = analyze(linearRuns(Capacity), 32, Options);
+    Analysis A = analyze(linearRunsTo256(Capacity), 32, Options);
     return A.Suggested ? A.Suggested->BatchSize : -1;
   };
   // 149 gives 149000 / 16.9 = 8816.6 (short), 150 gives 150000 / 17 = 8823.5.
@@ -463,12 +478,21 @@ TEST(ModelTest, OneBatchSizeCannotPredict) {
   EXPECT_TRUE(A.Predictions.empty());
 }
 
-TEST(ModelTest, PoorTimeFitIsKeptButCannotPredict) {
-  // Times 4, 8, 6 at 16, 32, 48, weighted 1/t²: w = 1/16, 1/64, 1/36,
+/// ln(1 + Gain) ± the 90% half-width of two measured sizes' means, each
+/// of one run with the assumed 5% spread: 1.645 x 0.05 x sqrt(2).
+Interval measuredGainRange(double Gain) {
+  double Half = 1.645 * 0.05 * std::sqrt(2.0);
+  return {std::exp(std::log1p(Gain) - Half) - 1,
+          std::exp(std::log1p(Gain) + Half) - 1};
+}
+
+TEST(ModelTest, TimeThatFallsMoreThanTheSpreadIsSuggestedFromTheMeasured) {
+  // Times 4, 8, 6 at 16, 32, 48, one run each (no spread measured: 5%
+  // assumed). 8 -> 6 ms is -25%; two sizes' runs differ by at most
+  // 1.645 x 0.05 x sqrt(2) = 0.1163 in ln, -11%: the curve cannot be
+  // trusted. The line is still fitted, weighted 1/t²: w = 1/16, 1/64, 1/36,
   // sum 61/576; weighted means x 1632/61, t 312/61; Sxx = 1232/61,
-  // Sxy = 92/61: slope 23/308, intercept 312/61 - 23/308 * 1632/61 = 240/77.
-  // Residuals -24/77, 192/77, -54/77: SSres = 9/77 (weighted), SStot =
-  // 14/61, R² = 1 - (9/77) / (14/61) = 529/1078 = 0.4907.
+  // Sxy = 92/61: slope 23/308, intercept 240/77; R² = 529/1078.
   Measurement M;
   M.MemoryCapacityBytes = Capacity;
   M.Runs = {run(16, 4, peakBytes(16)), run(32, 8, peakBytes(32)),
@@ -479,37 +503,31 @@ TEST(ModelTest, PoorTimeFitIsKeptButCannotPredict) {
   EXPECT_NEAR(A.IterationMs->RSquared, 529.0 / 1078, 1e-12);
   EXPECT_NEAR(A.IterationMs->Slope, 23.0 / 308, 1e-12);
   EXPECT_NEAR(A.IterationMs->Intercept, 240.0 / 77, 1e-12);
-  ASSERT_EQ(A.IterationMs->Residuals.size(), 3u);
-  EXPECT_NEAR(A.IterationMs->Residuals[1], 192.0 / 77, 1e-12);
+  EXPECT_EQ(A.Time.Dof, 0u);
+  EXPECT_DOUBLE_EQ(A.Time.RunSigma, AssumedRunSigma);
   EXPECT_EQ(A.TimeProblem,
-            "the iteration time does not fit a line (R² = 0.49 < 0.90, and "
-            "batch size 32 lies 31.2% off it, more than 10%)");
+            "the iteration time falls from 8 ms at batch size 32 to 6 ms at "
+            "48 (-25%), more than the runs' spread explains (-11%): no curve "
+            "through the sizes can be trusted");
   EXPECT_FALSE(A.canPredictTime());
-  // Memory is still fine, and so is its cap.
   EXPECT_TRUE(A.canPredictMemory());
   EXPECT_EQ(A.MaxBatchSize, 260);
-  EXPECT_FALSE(A.Suggested);
-  EXPECT_EQ(A.NoSuggestionReason,
-            "cannot predict: the iteration time does not fit a line "
-            "(R² = 0.49 < 0.90, and batch size 32 lies 31.2% off it, more "
-            "than 10%)");
   EXPECT_FALSE(predictAt(A, 32));
   EXPECT_TRUE(A.Predictions.empty());
-}
-
-TEST(ModelTest, RSquaredJustBelowTheBarIsNotRoundedUp) {
-  // Same noisy times (R² 0.49072); a bar of 0.4908 prints the fit apart
-  // from it.
-  Measurement M;
-  M.MemoryCapacityBytes = Capacity;
-  M.Runs = {run(16, 4, peakBytes(16)), run(32, 8, peakBytes(32)),
-            run(48, 6, peakBytes(48))};
-  ModelOptions Options;
-  Options.MinRSquared = 0.4908;
-  Analysis A = analyze(M, 32, Options);
-  EXPECT_EQ(A.TimeProblem,
-            "the iteration time does not fit a line (R² = 0.4907 < 0.4908, "
-            "and batch size 32 lies 31.2% off it, more than 10%)");
+  // The measured sizes alone: 48 ran 8,000 samples/s, 32 4,000: +100%,
+  // surely more than 5%.
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_TRUE(A.Suggested->MeasuredOnly);
+  EXPECT_EQ(A.Suggested->BatchSize, 48);
+  EXPECT_DOUBLE_EQ(A.Suggested->Gain, 1.0);
+  Interval Expected = measuredGainRange(1.0);
+  EXPECT_NEAR(A.Suggested->GainRange.Low, Expected.Low, 1e-12);
+  EXPECT_NEAR(A.Suggested->GainRange.High, Expected.High, 1e-12);
+  EXPECT_DOUBLE_EQ(A.Suggested->At.IterationMs, 6);
+  EXPECT_DOUBLE_EQ(A.Suggested->At.Throughput, 8000);
+  EXPECT_EQ(A.Suggested->At.PeakBytes, peakBytes(48));
+  ASSERT_TRUE(A.Current);
+  EXPECT_DOUBLE_EQ(A.Current->Throughput, 4000);
 }
 
 /// Runs at 16, 32, 48, 64 with the given times, on the exact memory line,
@@ -524,11 +542,10 @@ Measurement timedRuns(std::array<double, 4> Ms) {
   return M;
 }
 
-TEST(ModelTest, NearlyFlatTimesCloseToTheLinePredict) {
-  // A launch-bound model: 10, 11, 10, 11 ms at 16, 32, 48, 64. Weighted
-  // 1/t², R² = 12100/60941 = 0.199, all noise; but the farthest point, 32,
-  // is 5.8% off the line (residual 0.637 on 11), within 10%: the fit
-  // predicts. Past 64 the last segment's slope 1/16 continues:
+TEST(ModelTest, NearlyFlatTimesWithinTheSpreadPredict) {
+  // A launch-bound model: 10, 11, 10, 11 ms at 16, 32, 48, 64. Each fall
+  // (11 -> 10, ln 0.909 = -0.095) is within the 0.1163 two runs may differ
+  // by: the time predicts. Past 64 the last segment's slope 1/16 continues:
   // t(b) = (b + 112) / 16 ms, throughput 16 b / (b + 112) a ms, best at the
   // cap 260 (4160/372 = 11.18); 95% of it is 10.62, first reached at 224
   // (16 * 224 / 336 = 10.67; 216 gives 10.54), against 1.6 at 16: +566.7%.
@@ -541,49 +558,68 @@ TEST(ModelTest, NearlyFlatTimesCloseToTheLinePredict) {
   EXPECT_TRUE(A.canPredictTime());
   EXPECT_DOUBLE_EQ(predictedIterationMs(A, 40), 10.5);
   ASSERT_TRUE(A.Suggested);
+  EXPECT_FALSE(A.Suggested->MeasuredOnly);
   EXPECT_EQ(A.Suggested->BatchSize, 224);
   EXPECT_DOUBLE_EQ(A.Suggested->At.IterationMs, 21);
   EXPECT_NEAR(A.Suggested->Gain, (224.0 / 21) / 1.6 - 1, 1e-12);
+  // The zigzag is more than the assumed spread: the curve between sizes is
+  // less sure than a straight one, and 224 is far past 64.
+  EXPECT_GT(A.Time.Curvature, PriorTimeCurvature);
+  EXPECT_EQ(A.Time.CurvaturePoints, 2u);
+  EXPECT_LT(A.Suggested->GainRange.Low, A.Suggested->Gain);
+  EXPECT_GT(A.Suggested->GainRange.High, A.Suggested->Gain);
+  EXPECT_GE(A.Suggested->GainRange.Low, ModelOptions().MinGain);
 }
 
-TEST(ModelTest, NearlyFlatTimesFarFromTheLineCannotPredict) {
-  // 10, 12, 10, 12 ms: R² = 900/4621 = 0.195, and 32 is 11.2% off the line
-  // (12 - 10.66), past 10%.
+TEST(ModelTest, NearlyFlatTimesPastTheSpreadAreSuggestedFromTheMeasured) {
+  // 10, 12, 10, 12 ms: 12 -> 10 is ln(5/6) = -0.182, past 0.1163. Of the
+  // sizes measured, 64 runs 5,333 samples/s, 16 1,600: +233%.
   Measurement M = timedRuns({10, 12, 10, 12});
   Analysis A = analyze(M, 16, ModelOptions());
-  ASSERT_TRUE(A.IterationMs);
-  EXPECT_NEAR(A.IterationMs->RSquared, 900.0 / 4621, 1e-12);
   EXPECT_EQ(A.TimeProblem,
-            "the iteration time does not fit a line (R² = 0.19 < 0.90, and "
-            "batch size 32 lies 11.2% off it, more than 10%)");
-  EXPECT_FALSE(A.Suggested);
+            "the iteration time falls from 12 ms at batch size 32 to 10 ms at "
+            "48 (-17%), more than the runs' spread explains (-11%): no curve "
+            "through the sizes can be trusted");
+  ASSERT_TRUE(A.Suggested);
+  EXPECT_TRUE(A.Suggested->MeasuredOnly);
+  EXPECT_EQ(A.Suggested->BatchSize, 64);
+  EXPECT_NEAR(A.Suggested->Gain, (64.0 / 12) / 1.6 - 1, 1e-12);
 
-  // The bound is an option: at 12% the same points predict.
-  ModelOptions Looser;
-  Looser.MaxRelativeResidual = 0.12;
-  EXPECT_TRUE(analyze(M, 16, Looser).canPredictTime());
+  // Where the runs at each size spread more (up to 30% slower than the
+  // fastest), the same medians are noise the curve goes through.
+  for (MeasuredRun &Run : M.Runs)
+    Run.TimingRunMedians = {Run.IterationMs.Median,
+                            Run.IterationMs.Median * 1.15,
+                            Run.IterationMs.Median * 1.3};
+  EXPECT_TRUE(analyze(M, 16, ModelOptions()).canPredictTime());
 }
 
-TEST(ModelTest, LinesThatDoNotGrowCannotPredict) {
+TEST(ModelTest, LinesThatDoNotGrowAreSuggestedFromTheMeasured) {
+  // 5, 4, 3 ms at 16, 32, 64, memory flat: neither curve predicts; of the
+  // sizes measured (each fits: 2e6 of 3.6e6 usable), 64 runs 21,333
+  // samples/s, 32 8,000: +166.7%.
   Measurement M;
   M.MemoryCapacityBytes = Capacity;
   M.Runs = {run(16, 5, 2000000), run(32, 4, 2000000), run(64, 3, 2000000)};
   Analysis A = analyze(M, 32, ModelOptions());
   EXPECT_EQ(A.TimeProblem,
-            "the iteration time does not grow with the batch size");
+            "the iteration time falls from 5 ms at batch size 16 to 4 ms at "
+            "32 (-20%), more than the runs' spread explains (-11%): no curve "
+            "through the sizes can be trusted");
   EXPECT_EQ(A.MemoryProblem, "peak memory does not grow with the batch size");
   ASSERT_TRUE(A.PeakBytes);
   EXPECT_EQ(A.PeakBytes->Slope, 0);
   EXPECT_EQ(A.PeakBytes->RSquared, 1);
   EXPECT_FALSE(A.MaxBatchSize);
-  EXPECT_FALSE(A.Suggested);
-  EXPECT_EQ(A.NoSuggestionReason,
-            "cannot predict: the iteration time does not grow with the batch "
-            "size");
+  ASSERT_TRUE(A.Suggested);
+  EXPECT_TRUE(A.Suggested->MeasuredOnly);
+  EXPECT_EQ(A.Suggested->BatchSize, 64);
+  EXPECT_NEAR(A.Suggested->Gain, (64.0 / 3) / 8 - 1, 1e-12);
 }
 
-TEST(ModelTest, MemoryProblemExplainsTheMissingSuggestion) {
-  // Time on the line, memory flat.
+TEST(ModelTest, MemoryThatDoesNotGrowSuggestsFromTheMeasured) {
+  // Time on the line, memory flat: no largest size, but 64 ran 7,619
+  // samples/s against 32's 6,154: +23.8%, 10.2% to 40.4%.
   Measurement M;
   M.MemoryCapacityBytes = Capacity;
   for (int64_t B : {16, 32, 64})
@@ -591,8 +627,171 @@ TEST(ModelTest, MemoryProblemExplainsTheMissingSuggestion) {
   Analysis A = analyze(M, 32, ModelOptions());
   EXPECT_TRUE(A.canPredictTime());
   EXPECT_FALSE(A.MaxBatchSize);
-  EXPECT_EQ(A.NoSuggestionReason,
-            "cannot predict: peak memory does not grow with the batch size");
+  ASSERT_TRUE(A.Suggested);
+  EXPECT_TRUE(A.Suggested->MeasuredOnly);
+  EXPECT_EQ(A.Suggested->BatchSize, 64);
+  double Gain = (64 / 8.4) / (32 / 5.2) - 1;
+  EXPECT_NEAR(A.Suggested->Gain, Gain, 1e-12);
+  Interval Expected = measuredGainRange(Gain);
+  EXPECT_NEAR(A.Suggested->GainRange.Low, Expected.Low, 1e-12);
+  EXPECT_NEAR(A.Suggested->GainRange.High, Expected.High, 1e-12);
+
+  // At 50% min gain, not surely reached: none, said why.
+  ModelOptions High;
+  High.MinGain = 0.5;
+  Analysis B = analyze(M, 32, High);
+  EXPECT_FALSE(B.Suggested);
+  EXPECT_EQ(B.NoSuggestionReason,
+            "cannot predict: peak memory does not grow with the batch size; "
+            "of the sizes measured, none surely trains 50% faster than 32 "
+            "(min gain)");
+}
+
+/// Runs at 16, 32 and 64 on the exact lines, each with three timing runs
+/// at t e^-D, t, t e^D: the pooled spread is exactly D, with 6 degrees of
+/// freedom, and the centres lie on the line.
+Measurement repeatedRuns(double D) {
+  Measurement M = linearRuns(Capacity);
+  for (MeasuredRun &Run : M.Runs) {
+    double T = timeMs(Run.BatchSize);
+    Run.TimingRunMedians = {T * std::exp(-D), T, T * std::exp(D)};
+    Run.IterationMs.Median = T * std::exp(-D); // the fastest is kept
+  }
+  return M;
+}
+
+TEST(ModelTest, IntervalsFromKnownSpread) {
+  Analysis A = analyze(repeatedRuns(0.1), 16, ModelOptions());
+  EXPECT_EQ(A.Time.Dof, 6u);
+  EXPECT_NEAR(A.Time.RunSigma, 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(A.Time.Quantile, 1.943);
+  // Leaving 32 out, 16 and 64 predict 5.2 exactly: no error beyond the
+  // spread, so the curvature is the prior's, halved in variance.
+  EXPECT_EQ(A.Time.CurvaturePoints, 1u);
+  EXPECT_NEAR(A.Time.Curvature, PriorTimeCurvature / std::sqrt(2.0), 1e-12);
+
+  // At a measured size: a new run spreads by sigma, its size's mean of
+  // three by sigma / sqrt(3); centred on the mean, 5.2 ms.
+  Interval At32 = predictedIterationRange(A, 32);
+  double Half = 1.943 * 0.1 * std::sqrt(1 + 1.0 / 3);
+  EXPECT_NEAR(At32.Low, 5.2 * std::exp(-Half), 1e-9);
+  EXPECT_NEAR(At32.High, 5.2 * std::exp(Half), 1e-9);
+  // The point is the fastest run's, inside.
+  EXPECT_TRUE(At32.contains(predictedIterationMs(A, 32)));
+
+  // Between 32 and 64, halfway: the means weigh 1/4 each, and the curve
+  // adds curvature x ln(48/32) ln(64/48).
+  double H = A.Time.Curvature * std::log(1.5) * std::log(4.0 / 3);
+  double Half48 = 1.943 * std::sqrt(0.01 * (1 + 1.0 / 6) + H * H);
+  Interval At48 = predictedIterationRange(A, 48);
+  EXPECT_NEAR(At48.Low, 6.8 * std::exp(-Half48), 1e-9);
+  EXPECT_NEAR(At48.High, 6.8 * std::exp(Half48), 1e-9);
+
+  // The mean's interval leaves out a single run's spread.
+  Interval Mean32 = predictedIterationRange(A, 32, /*OfMean=*/true);
+  EXPECT_NEAR(Mean32.High, 5.2 * std::exp(1.943 * 0.1 / std::sqrt(3.0)),
+              1e-9);
+
+  // Throughput's interval is the time's, inverted.
+  std::optional<Prediction> P = predictAt(A, 48);
+  ASSERT_TRUE(P);
+  EXPECT_NEAR(P->ThroughputRange.Low, 48 / (At48.High / 1000), 1e-6);
+  EXPECT_NEAR(P->ThroughputRange.High, 48 / (At48.Low / 1000), 1e-6);
+}
+
+TEST(ModelTest, ExtrapolatingWidensTheInterval) {
+  Analysis A = analyze(repeatedRuns(0.05), 16, ModelOptions());
+  auto Width = [&](double B) {
+    Interval R = predictedIterationRange(A, B);
+    return std::log(R.High / R.Low);
+  };
+  EXPECT_LT(Width(64), Width(128));
+  EXPECT_LT(Width(128), Width(256));
+  EXPECT_LT(Width(16), Width(8));
+  // Past 64 the curvature term is ln(b/32) ln(b/64).
+  double H = A.Time.Curvature * std::log(256.0 / 32) * std::log(256.0 / 64);
+  double Share = 7 * 7 / 3.0 + 6 * 6 / 3.0; // lambda = 7 past 32..64
+  EXPECT_NEAR(Width(256),
+              2 * 1.943 * std::sqrt(0.0025 * (1 + Share) + H * H), 1e-9);
+}
+
+TEST(ModelTest, ExactPointsGetTheAssumedSpread) {
+  // One run a size, no spread within it: 5% assumed, 1.645 its quantile.
+  Measurement M = linearRuns(Capacity);
+  for (MeasuredRun &Run : M.Runs)
+    Run.TimingRunMedians.clear();
+  Analysis A = analyze(M, 16, ModelOptions());
+  EXPECT_EQ(A.Time.Dof, 0u);
+  Interval At64 = predictedIterationRange(A, 64);
+  double Half = 1.645 * 0.05 * std::sqrt(2.0);
+  EXPECT_NEAR(At64.Low, 8.4 * std::exp(-Half), 1e-9);
+  EXPECT_NEAR(At64.High, 8.4 * std::exp(Half), 1e-9);
+  // The memory is exact: its 0.5% floor, for the size's peak and a new
+  // run's; past the sizes measured, the memory's curvature widens it.
+  Interval Peak64 = predictedPeakRange(A, 64);
+  double PeakHalf = 1.645 * 0.005 * std::sqrt(2.0);
+  EXPECT_NEAR(Peak64.Low, std::floor(peakBytes(64) * std::exp(-PeakHalf)), 1);
+  EXPECT_NEAR(Peak64.High, std::ceil(peakBytes(64) * std::exp(PeakHalf)), 1);
+  Interval Peak512 = predictedPeakRange(A, 512);
+  EXPECT_GT(std::log(Peak512.High / Peak512.Low),
+            std::log(Peak64.High / Peak64.Low));
+}
+
+TEST(ModelTest, AGainThatMayBeNoiseIsNotSuggested) {
+  // 16 -> 152 is +99% on the exact lines; with runs that spread by 40%
+  // (ln), the gain's interval reaches below 5%.
+  Analysis A = analyze(repeatedRuns(0.4), 16, ModelOptions());
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_NE(A.NoSuggestionReason.find(
+                "but the 90% interval of the gain ("),
+            std::string::npos)
+      << A.NoSuggestionReason;
+  EXPECT_NE(A.NoSuggestionReason.find(
+                "reaches below the min gain 5%: the runs vary too much to be "
+                "sure; measure on a quiet machine or with more --timing-runs"),
+            std::string::npos)
+      << A.NoSuggestionReason;
+  // At 10% the same sizes are sure.
+  EXPECT_TRUE(analyze(repeatedRuns(0.1), 16, ModelOptions()).Suggested);
+}
+
+TEST(ModelTest, ConvexAndFlatThenLinearCurvesPredict) {
+  // A CPU past its caches: t = 0.05 b + 2e-5 b² ms, convex; no line fits
+  // 64..8192 (R² < 0.9), yet the curve through them predicts, and the
+  // suggestion is where the throughput turns: b / t = 1 / (0.05 + 2e-5 b)
+  // only falls, so the smallest measured, the current, is best.
+  Measurement Cpu;
+  Cpu.MemoryCapacityBytes = int64_t(1) << 40;
+  for (int64_t B : {64, 128, 256, 512, 1024, 2048, 4096, 8192})
+    Cpu.Runs.push_back(run(B, 0.05 * B + 2e-5 * B * B, peakBytes(B)));
+  Analysis C = analyze(Cpu, 64, ModelOptions());
+  EXPECT_TRUE(C.canPredictTime()) << C.TimeProblem;
+  EXPECT_FALSE(C.Suggested);
+  EXPECT_NEAR(predictedIterationMs(C, 8192), 0.05 * 8192 + 2e-5 * 8192 * 8192,
+              1e-9);
+
+  // A GPU: 10 ms flat up to 512, then 10 + 0.02 (b - 512). Throughput rises
+  // to 51,200/s at 512 and past it falls toward 50,000/s; the smallest
+  // multiple of 8 within 5% of the best (48,640/s) is 488 (48,800/s).
+  Measurement Gpu;
+  Gpu.MemoryCapacityBytes = Capacity * 100;
+  auto Ms = [](double B) { return B <= 512 ? 10 : 10 + 0.02 * (B - 512); };
+  for (int64_t B : {32, 64, 128, 256, 512, 1024, 2048})
+    Gpu.Runs.push_back(run(B, Ms(double(B)), peakBytes(B)));
+  Analysis G = analyze(Gpu, 32, ModelOptions());
+  EXPECT_TRUE(G.canPredictTime()) << G.TimeProblem;
+  ASSERT_TRUE(G.Suggested) << G.NoSuggestionReason;
+  EXPECT_EQ(G.Suggested->BatchSize, 488);
+  EXPECT_NEAR(predictedIterationMs(G, 384), 10, 1e-12);
+  EXPECT_NEAR(predictedIterationMs(G, 1536), Ms(1536), 1e-12);
+}
+
+TEST(ModelTest, StudentT90) {
+  EXPECT_DOUBLE_EQ(studentT90(0), 1.645);
+  EXPECT_DOUBLE_EQ(studentT90(1), 6.314);
+  EXPECT_DOUBLE_EQ(studentT90(6), 1.943);
+  EXPECT_DOUBLE_EQ(studentT90(30), 1.697);
+  EXPECT_DOUBLE_EQ(studentT90(1000), 1.645);
 }
 
 TEST(ModelTest, EmptyMeasurement) {
@@ -642,8 +841,8 @@ TEST(ModelTest, UnknownCapacity) {
 }
 
 TEST(ModelTest, HugeCapacityStopsTheSearch) {
-  Analysis A = analyze(linearRuns(std::numeric_limits<int64_t>::max()), 32,
-                       ModelOptions());
+  Analysis A = analyze(linearRunsTo256(std::numeric_limits<int64_t>::max()),
+                       32, ModelOptions());
   EXPECT_GT(A.UsableBytes, 0);
   EXPECT_EQ(A.MaxBatchSize, LargestSearchedBatchSize);
   // Best: 16777216000 / 1677723.6 = 9999.988; within 5%: >= 9499.989,

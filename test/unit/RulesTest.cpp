@@ -112,9 +112,23 @@ TEST(RulesTest, BatchSizeSuggestionWithItsFixAndTheScaledRate) {
   EXPECT_THAT(
       Size.Message,
       HasSubstr("batch size 16 is below the throughput knee: 152 is "
-                "predicted to train 99% faster (4444 -> 8837 samples/s)"));
+                "predicted to train 99% faster (30% to 203%, 90% interval; "
+                "4444 -> 8837 samples/s)"));
   EXPECT_THAT(Size.Message,
               HasSubstr("2.40 MiB peak memory of 3.43 MiB usable"));
+  // The figures behind it, for SARIF's properties.
+  auto Figure = [&](llvm::StringRef Name) {
+    for (const auto &[Key, Value] : Size.Figures)
+      if (Key == Name)
+        return Value;
+    ADD_FAILURE() << "no figure " << Name.str();
+    return 0.0;
+  };
+  EXPECT_EQ(Figure("suggestedBatchSize"), 152);
+  EXPECT_NEAR(Figure("predictedGain"), (152 / 17.2) / (16 / 3.6) - 1, 1e-9);
+  EXPECT_LT(Figure("predictedGainLow90"), Figure("predictedGain"));
+  EXPECT_GT(Figure("predictedGainHigh90"), Figure("predictedGain"));
+  EXPECT_EQ(Figure("measuredOnly"), 0);
   ASSERT_EQ(Size.Edits.size(), 1u);
   EXPECT_EQ(Size.Edits[0].Text, "152");
   EXPECT_EQ(Size.Edits[0].Range.Offset, 52u);

@@ -270,20 +270,27 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
   llvm::raw_string_ostream OS(Text);
   printWhatIf(Model, 48, OS);
   // 2 + 0.1 x 48 = 6.8 ms; 48 / 6.8 ms = 7058.8 samples/s; 1e6 + 5000 x 48.
-  EXPECT_EQ(
-      OS.str(),
-      "what if batch size 48: iteration 6.80 ms, 7058.8 samples/s, peak memory "
-      "1.18 MiB (fits)\n");
+  // The interval: the runs 5.7, 5.2 at 32 and 8.9, 8.4 at 64 spread by
+  // sigma² = (ln(5.7/5.2)² + ln(8.9/8.4)²) / 4 = 0.00294 (2 degrees of
+  // freedom, t 2.920); centred between the geometric means 5.444 and 8.646,
+  // 7.045 ms; a new run's variance sigma² (1 + 1/8 + 1/8) plus the prior
+  // curvature's (0.1 ln 1.5 ln 0.75)²: 7.045 e^-+(2.920 x 0.0617).
+  EXPECT_EQ(OS.str(),
+            "what if batch size 48: iteration 6.80 ms (5.88..8.44), 7058.8 "
+            "samples/s (5688.7..8159.5), peak memory 1.18 MiB (1.17 MiB..1.20 "
+            "MiB) (fits)\n");
 
   // A tiny iteration keeps three significant digits: times 0.0672 and
   // 0.0736 ms at 32 and 64 (0.064 + 0.0002 b ms), 0.0656 ms at 8.
-  for (MeasuredRun &Run : Report.Measured.Runs)
+  for (MeasuredRun &Run : Report.Measured.Runs) {
     Run.IterationMs.Median = 0.064 + 0.0002 * double(Run.BatchSize);
   Model = analyze(Report.Measured, 32, ModelOptions());
   Text.clear();
   printWhatIf(Model, 8, OS);
-  EXPECT_THAT(Text, HasSubstr("what if batch size 8: iteration 0.0656 ms,"));
+  EXPECT_THAT(Text, HasSubstr("what if batch size 8: iteration 0.0656 ms ("));
 }
 
 } // namespace
 } // namespace skyline
+    Run.TimingRunMedians = {Run.IterationMs.Median};
+  }

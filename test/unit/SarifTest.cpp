@@ -473,6 +473,18 @@ TEST_F(SarifTest, OptionalFixIsStillAFix) {
   EXPECT_EQ(at(Log, "runs/0/results/1/properties"), nullptr);
 }
 
+TEST_F(SarifTest, FiguresAreResultProperties) {
+  Finding F = finding("skyline-batch-size", batchLiteral(Train));
+  F.Figures = {{"predictedGain", 0.99}, {"predictedGainLow90", 0.305}};
+  json::Value Log = sarif({F});
+  EXPECT_EQ(at(Log, "runs/0/results/0/properties/predictedGain")->getAsNumber(),
+            0.99);
+  EXPECT_EQ(
+      at(Log, "runs/0/results/0/properties/predictedGainLow90")->getAsNumber(),
+      0.305);
+  EXPECT_EQ(at(Log, "runs/0/results/0/properties/optionalFix"), nullptr);
+}
+
 TEST_F(SarifTest, LogValidatesAgainstTheSchema) {
   std::string Net = write("sub dir/net.cpp", "Linear(784, 10)\n");
   Finding Batch = finding("skyline-batch-size", batchLiteral(Train));
