@@ -81,6 +81,10 @@ std::string formatPercent(double Fraction) {
 /// One axis from zero: ticks at 1, 2 or 5 times a power of ten.
 struct Axis {
   double Max = 1;  // the domain is [0, Max], in data units
+  /// A log axis runs from Min to Max, ticked at 1, 2 and 5 times the powers
+  /// of ten: for batch sizes that span more than 10x.
+  bool Log = false;
+  double Min = 0;
   double Step = 1; // between ticks
   double Unit = 1; // tick labels show Value / Unit
   std::string Title;
@@ -112,6 +116,36 @@ Axis niceAxis(double DataMax, double Unit, bool Integer, std::string Title) {
   A.Step = Step * Unit;
   A.Max = std::ceil(Max / Step - 1e-9) * Step * Unit;
   return A;
+}
+
+/// A log axis over [DataMin, DataMax], from the 1, 2 or 5 times a power of
+/// ten at or below DataMin to the one at or above DataMax.
+Axis logAxis(double DataMin, double DataMax, std::string Title) {
+  Axis A;
+  A.Log = true;
+  A.Title = std::move(Title);
+  double Magnitude = std::pow(10, std::floor(std::log10(DataMin)));
+  A.Min = Magnitude;
+  for (double M : {2.0, 5.0})
+    if (M * Magnitude <= DataMin)
+      A.Min = M * Magnitude;
+  Magnitude = std::pow(10, std::floor(std::log10(DataMax)));
+  A.Max = 10 * Magnitude;
+  for (double M : {5.0, 2.0, 1.0})
+    if (M * Magnitude >= DataMax)
+      A.Max = M * Magnitude;
+  return A;
+}
+
+/// The ticks of a log axis: 1, 2 and 5 times the powers of ten in range.
+std::vector<double> logTicks(const Axis &A) {
+  std::vector<double> Ticks;
+  for (double P = std::pow(10, std::floor(std::log10(A.Min))); P <= A.Max;
+       P *= 10)
+    for (double M : {1.0, 2.0, 5.0})
+      if (M * P >= A.Min * (1 - 1e-9) && M * P <= A.Max * (1 + 1e-9))
+        Ticks.push_back(M * P);
+  return Ticks;
 }
 
 std::string tickLabel(double Value, double Step) {
@@ -153,13 +187,42 @@ public:
   }
 
   double px(double V) const {
+    if (X.Log)
+      return Left + std::log(std::max(V, X.Min * 1e-3) / X.Min) /
+                        std::log(X.Max / X.Min) * (Width - Left - Right);
     return Left + V / X.Max * (Width - Left - Right);
   }
   double py(double V) const {
     return Height - Bottom - V / Y.Max * (Height - Top - Bottom);
   }
-  bool inX(double V) const { return V >= 0 && V <= X.Max; }
+  bool inX(double V) const {
+    return V >= (X.Log ? X.Min : 0) && V <= X.Max;
+  }
   bool drew(llvm::StringRef Class) const { return Drawn.contains(Class); }
+
+  /// A shaded band between Low and High (one y each a point of Xs): the 90%
+  /// interval around a curve. Points with a NaN bound are left out.
+  void band(llvm::ArrayRef<double> Xs, llvm::ArrayRef<double> Low,
+            llvm::ArrayRef<double> High, llvm::StringRef Class,
+            llvm::StringRef Tooltip) {
+    std::vector<size_t> Kept;
+    for (size_t I = 0; I < Xs.size(); ++I)
+      if (std::isfinite(Low[I]) && std::isfinite(High[I]) && inX(Xs[I]))
+        Kept.push_back(I);
+    if (Kept.size() < 2)
+      return;
+    auto At = [&](double V) { return py(std::clamp(V, -Y.Max, 3 * Y.Max)); };
+    std::string D;
+    for (size_t I : Kept)
+      D += fmt("%s%.1f %.1f ", D.empty() ? "M" : "L", px(Xs[I]), At(High[I]));
+    for (auto It = Kept.rbegin(); It != Kept.rend(); ++It)
+      D += fmt("L%.1f %.1f ", px(Xs[*It]), At(Low[*It]));
+    D += "Z";
+    Drawn.insert(Class);
+    OS << "<path class=\"" << Class << "\" clip-path=\"url(#" << Id
+       << "-clip)\" d=\"" << D << "\"><title>" << escapeHtml(Tooltip)
+       << "</title></path>\n";
+  }
 
   /// A line through Points; a NaN y starts a new piece.
   void curve(llvm::ArrayRef<std::pair<double, double>> Points,
@@ -266,10 +329,16 @@ private:
   void drawAxes() {
     double X0 = Left, X1 = Width - Right, Y0 = Height - Bottom, Y1 = Top;
     OS << "<g class=\"axes\">\n";
-    for (double V = 0; V <= X.Max * (1 + 1e-9); V += X.Step)
-      OS << line("grid", px(V), Y0, px(V), Y1)
-         << text("tick", px(V), Y0 + 16, "middle",
-                 tickLabel(V / X.Unit, X.Step / X.Unit));
+    if (X.Log)
+      for (double V : logTicks(X))
+        OS << line("grid", px(V), Y0, px(V), Y1)
+           << text("tick", px(V), Y0 + 16, "middle",
+                   tickLabel(V, std::min(1.0, V)));
+    else
+      for (double V = 0; V <= X.Max * (1 + 1e-9); V += X.Step)
+        OS << line("grid", px(V), Y0, px(V), Y1)
+           << text("tick", px(V), Y0 + 16, "middle",
+                   tickLabel(V / X.Unit, X.Step / X.Unit));
     for (double V = 0; V <= Y.Max * (1 + 1e-9); V += Y.Step)
       OS << line("grid", X0, py(V), X1, py(V))
          << text("tick", X0 - 6, py(V) + 4, "end",
@@ -322,6 +391,7 @@ svg text { font-size: 12px; fill: var(--fg); }
 circle.measured { fill: var(--measured); stroke: #fff; stroke-width: 1.5; }
 circle.predicted { fill: #fff; stroke: var(--model); stroke-width: 2; }
 path.model { fill: none; stroke: var(--model); stroke-width: 2; }
+path.band { fill: var(--model); fill-opacity: 0.15; stroke: none; }
 .oom path { stroke: var(--capacity); stroke-width: 2.5; }
 .oom text { fill: var(--capacity); font-weight: 600; }
 .marker line { stroke-width: 1.5; stroke-dasharray: 5 4; }
@@ -343,6 +413,7 @@ ul.legend { list-style: none; padding: 0; margin: 6px 0 0; display: flex;
 .key.measured { background: var(--measured); }
 .key.predicted { background: #fff; border: 2px solid var(--model); }
 .key.model { border-color: var(--model); }
+.key.band { background: var(--model); opacity: 0.3; border: none; }
 .key.current { border-top: 2px dashed var(--current); }
 .key.suggested { border-top: 2px dashed var(--suggested); }
 .key.max { border-top: 2px dashed var(--max); }
@@ -613,20 +684,58 @@ private:
     return Max;
   }
 
-  Axis batchAxis() const {
-    return niceAxis(batchSizeExtent() * 1.05, 1, /*Integer=*/true,
-                    "batch size");
+  /// The smallest batch size the charts show: a run's, the current one.
+  double smallestBatchSize() const {
+    double Min = batchSizeExtent();
+    for (const MeasuredRun &Run : allRuns())
+      if (Run.BatchSize > 0)
+        Min = std::min(Min, double(Run.BatchSize));
+    if (std::optional<int64_t> Current = currentSize())
+      Min = std::min(Min, double(*Current));
+    return Min;
   }
 
-  /// Samples of F over the batch-size axis, from just above zero.
+  /// Linear from zero; logarithmic where the sizes span more than 10x (a
+  /// sweep from 64 to 100,000 would otherwise crowd every small size
+  /// against the axis).
+  Axis batchAxis() const {
+    double Extent = batchSizeExtent(), Smallest = smallestBatchSize();
+    if (Smallest > 0 && Extent > 10 * Smallest)
+      return logAxis(Smallest / 1.05, Extent * 1.05, "batch size (log scale)");
+    return niceAxis(Extent * 1.05, 1, /*Integer=*/true, "batch size");
+  }
+
+  /// The batch sizes curves are sampled at: evenly over a linear axis from
+  /// just above zero, in equal ratios over a log one.
+  std::vector<double> sampleSizes(const Axis &X) const {
+    std::vector<double> Sizes;
+    for (unsigned I = 1; I <= CurveSamples; ++I)
+      Sizes.push_back(X.Log ? X.Min * std::pow(X.Max / X.Min,
+                                               double(I) / CurveSamples)
+                            : X.Max * I / CurveSamples);
+    return Sizes;
+  }
+
+  /// Samples of F over the batch-size axis.
   std::vector<std::pair<double, double>>
-  sample(double XMax, llvm::function_ref<double(double)> F) const {
+  sample(const Axis &X, llvm::function_ref<double(double)> F) const {
     std::vector<std::pair<double, double>> Points;
-    for (unsigned I = 1; I <= CurveSamples; ++I) {
-      double B = XMax * I / CurveSamples;
+    for (double B : sampleSizes(X))
       Points.push_back({B, F(B)});
-    }
     return Points;
+  }
+
+  /// The 90% band of a predicted quantity over the axis.
+  void drawBand(Chart &C, const Axis &X,
+                llvm::function_ref<Interval(double)> Range,
+                llvm::StringRef Tooltip) const {
+    std::vector<double> Xs = sampleSizes(X), Low, High;
+    for (double B : Xs) {
+      Interval R = Range(B);
+      Low.push_back(R.Low);
+      High.push_back(R.High);
+    }
+    C.band(Xs, Low, High, "band", Tooltip);
   }
 
   /// Samples per second the time fit predicts; NaN where it predicts no
@@ -704,9 +813,18 @@ private:
           YMax = std::max(YMax, R);
     Chart C("throughput", "throughput against batch size", X,
             niceAxis(YMax * 1.08, 1, false, "throughput (samples/s)"));
-    if (Fit)
-      C.curve(sample(X.Max, [&](double B) { return predictedRate(B); }),
-              "model", "model: b / t(b)");
+    if (Fit) {
+      drawBand(
+          C, X,
+          [&](double B) {
+            Interval Ms = predictedIterationRange(*In.Model, B);
+            return Ms.Low > 0 ? Interval{B * 1000 / Ms.High, B * 1000 / Ms.Low}
+                              : Interval{std::nan(""), std::nan("")};
+          },
+          "90% interval of a new run's throughput");
+      C.curve(sample(X, [&](double B) { return predictedRate(B); }), "model",
+              "model: b / t(b)");
+    }
     drawMarkers(C, /*WithMax=*/false);
     if (In.Model)
       for (const Prediction &P : In.Model->Predictions)
@@ -728,6 +846,7 @@ private:
            {{"measured", "dot measured", "measured"},
             {"model", "model",
              "predicted: b / t(b), t through the measured times"},
+            {"band", "band", "90% interval of a new run"},
             {"predicted", "dot predicted", "predicted at a size of interest"},
             {"current", "current", "current size"},
             {"suggested", "suggested", "suggested size"},
@@ -763,8 +882,16 @@ private:
     Chart C("memory", "peak memory against batch size", X,
             niceAxis(YMax, Unit, false,
                      std::string("peak memory (") + UnitName + ")"));
+    if (Fit && In.Model->canPredictMemory())
+      drawBand(
+          C, X,
+          [&](double B) {
+            return predictedPeakRange(*In.Model, std::max<int64_t>(
+                                                     1, std::llround(B)));
+          },
+          "90% interval of a new run's peak");
     if (Fit)
-      C.curve(sample(X.Max, [&](double B) { return Fit->at(B); }), "model",
+      C.curve(sample(X, [&](double B) { return Fit->at(B); }), "model",
               "model: " + formatBytes(int64_t(Fit->Intercept)) + " + " +
                   formatBytes(int64_t(Fit->Slope)) + " per sample");
     if (Capacity > 0)
@@ -799,6 +926,7 @@ private:
     legend(C,
            {{"measured", "dot measured", "measured peak"},
             {"model", "model", "memory fit"},
+            {"band", "band", "90% interval of a new run's peak"},
             {"predicted", "dot predicted", "predicted at a size of interest"},
             {"capacity", "capacity", "capacity"},
             {"usable", "usable", "usable (capacity less the margin)"},

@@ -393,6 +393,34 @@ void checkInBrowser(const std::string &Page, llvm::StringRef Name) {
   int Status = std::system(Command.c_str());
   ASSERT_TRUE(WIFEXITED(Status)) << Command;
   if (WEXITSTATUS(Status) == 77)
+TEST(HtmlReportTest, WideSweepsGetALogAxisAndEveryCurveItsBand) {
+  // 64 to 65,536: more than 10x, so the batch axis is logarithmic, ticked
+  // at 1, 2 and 5 times the powers of ten; the model's curves carry their
+  // 90% bands, from the analysis itself.
+  Fixture X;
+  X.M.Runs.clear();
+  for (int64_t B : {64, 512, 4096, 65536}) {
+    X.M.Runs.push_back(fitRun(B, 2 + 0.01 * double(B), GiB / 2 + 1000 * B));
+    X.M.Runs.back().TimingRunMedians = {2 + 0.01 * double(B),
+                                        2.2 + 0.011 * double(B)};
+  }
+  X.A = analyze(X.M, 64, ModelOptions());
+  ASSERT_TRUE(X.A.canPredictTime()) << X.A.TimeProblem;
+  std::string Page = renderHtmlReport(X.input());
+  EXPECT_TRUE(has(Page, "batch size (log scale)"));
+  for (const char *Tick : {">50</text>", ">100</text>", ">200</text>",
+                           ">50,000</text>", ">100,000</text>"})
+    EXPECT_TRUE(has(Page, Tick)) << Tick;
+  EXPECT_TRUE(has(Page, "<path class=\"band\" clip-path=\"url(#throughput-clip)"));
+  EXPECT_TRUE(has(Page, "<path class=\"band\" clip-path=\"url(#memory-clip)"));
+  EXPECT_TRUE(has(Page, "90% interval of a new run"));
+
+  // A narrow sweep keeps the linear axis from zero.
+  Fixture Narrow;
+  std::string Linear = renderHtmlReport(Narrow.input());
+  EXPECT_FALSE(has(Linear, "log scale"));
+}
+
     GTEST_SKIP() << "chromium not found";
   EXPECT_EQ(WEXITSTATUS(Status), 0) << Command;
 }
