@@ -4,8 +4,10 @@
 // there. Peak memory is close to deterministic and is gated tightly.
 // Throughput is noisy: a drop counts only when the best of the repeated
 // runs is still slower than the baseline by more than the threshold and by
-// more than three standard errors of the two medians together. What cannot
-// be compared fails the gate: it never passes what it did not check.
+// more than the change's 90% interval allows: the noise of the model's
+// intervals (Model.h, runSpread), each side's timing runs spreading as that
+// side's sizes did. What cannot be compared fails the gate: it never
+// passes what it did not check.
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_GATE_H
@@ -35,7 +37,7 @@ struct GateVerdict {
   /// Throughput and peak memory against the baseline's, less 1; none when
   /// either side has no run that fit at the batch size.
   std::optional<double> ThroughputChange, MemoryChange;
-  double ThroughputNoise = 0; // three standard errors, a fraction
+  double ThroughputNoise = 0; // the change's 90% half-width, a fraction
   unsigned RunsCompared = 0;
   /// Regressions (errors) and environment mismatches (warnings).
   std::vector<Finding> Findings;

@@ -220,6 +220,11 @@ Interval predictedPeakRange(const Analysis &A, int64_t BatchSize);
 /// the intervals of the two mean times; contains Gain.
 Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain);
 
+/// The spread of a timing run's median about its size's mean (RunSigma,
+/// Dof, Quantile; no curvature), pooled over M's sizes: what the model's
+/// intervals and the gate's noise both rest on.
+TimeUncertainty runSpread(const Measurement &M);
+
 /// The two-sided 90% quantile of Student's t with Dof degrees of freedom
 /// (1.645, the normal's, for 0: no degrees known).
 double studentT90(unsigned Dof);

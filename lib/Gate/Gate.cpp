@@ -2,6 +2,7 @@
 
 #include "skyline/Gate.h"
 
+#include "skyline/Model.h"
 #include "skyline/Rules.h"
 #include "skyline/Units.h"
 
@@ -49,27 +50,33 @@ const MeasuredRun *fastest(const std::vector<const MeasuredRun *> &Runs) {
   return Best;
 }
 
-/// The standard error of a median relative to it: 1.2533 sd / sqrt(n) for
-/// normal noise.
-double relativeMedianError(const MeasuredRun &Run) {
-  if (Run.Iterations == 0 || Run.IterationMs.Median <= 0)
-    return 0;
-  return 1.2533 * Run.IterationMs.Stddev / std::sqrt(double(Run.Iterations)) /
-         Run.IterationMs.Median;
-}
-
 /// Baseline median over current median, less 1: negative is slower.
 struct ThroughputComparison {
   double Change = 0;
-  double Noise = 0; // three combined standard errors
+  /// The change's 90% half-width, as a share: the model's noise (Model.h,
+  /// runSpread) of each side's timing runs at the size.
+  double Noise = 0;
 };
 
-ThroughputComparison compareThroughput(const MeasuredRun &Baseline,
-                                       const MeasuredRun &Best) {
+/// The timing runs behind a size's figure: every run's, at least one each.
+unsigned timingRuns(llvm::ArrayRef<const MeasuredRun *> Runs) {
+  unsigned Count = 0;
+  for (const MeasuredRun *Run : Runs)
+    Count += std::max<unsigned>(1, unsigned(Run->TimingRunMedians.size()));
+  return Count;
+}
+
+ThroughputComparison compareThroughput(const Measurement &Baseline,
+                                       const MeasuredRun &Then,
+                                       const Measurement &Current,
+                                       llvm::ArrayRef<const MeasuredRun *> Now) {
   ThroughputComparison C;
-  C.Change = Baseline.IterationMs.Median / Best.IterationMs.Median - 1;
-  C.Noise =
-      3 * std::hypot(relativeMedianError(Baseline), relativeMedianError(Best));
+  const MeasuredRun &Best = *fastest(Now);
+  C.Change = Then.IterationMs.Median / Best.IterationMs.Median - 1;
+  TimeUncertainty B = runSpread(Baseline), N = runSpread(Current);
+  double Sigma = std::sqrt(B.RunSigma * B.RunSigma / timingRuns({&Then}) +
+                           N.RunSigma * N.RunSigma / timingRuns(Now));
+  C.Noise = 1 - std::exp(-studentT90(B.Dof + N.Dof) * Sigma);
   return C;
 }
 
@@ -164,7 +171,8 @@ bool needsMoreRuns(const SavedReport &Baseline, const Measurement &Current,
   std::vector<const MeasuredRun *> Now = runsAt(Current, *BatchSize);
   if (!Then || Now.empty() || Now.size() >= Options.Repeats)
     return false;
-  return isThroughputDrop(compareThroughput(*Then, *fastest(Now)), Options);
+  return isThroughputDrop(
+      compareThroughput(Baseline.Measured, *Then, Current, Now), Options);
 }
 
 GateVerdict compareWithBaseline(const SavedReport &Baseline,
@@ -218,7 +226,8 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
   }
 
   const MeasuredRun &Best = *fastest(Now);
-  ThroughputComparison Throughput = compareThroughput(*Then, Best);
+  ThroughputComparison Throughput =
+      compareThroughput(Baseline.Measured, *Then, Current, Now);
   Verdict.ThroughputChange = Throughput.Change;
   Verdict.ThroughputNoise = Throughput.Noise;
   if (isThroughputDrop(Throughput, Options)) {

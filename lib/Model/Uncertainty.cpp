@@ -174,6 +174,15 @@ std::string formatMs(double Ms) {
 
 } // namespace
 
+TimeUncertainty runSpread(const Measurement &M) {
+  auto [Sigma, Dof] = pooledSpread(logTimesBySize(M));
+  TimeUncertainty U;
+  U.Dof = Dof;
+  U.RunSigma = std::max(SpreadFloor, Dof ? Sigma : assumedSpread(M));
+  U.Quantile = studentT90(Dof);
+  return U;
+}
+
 double studentT90(unsigned Dof) {
   // The 0.95 quantiles of Student's t, 1 to 30 degrees of freedom.
   static constexpr double Table[] = {
@@ -197,10 +206,7 @@ void estimateUncertainty(const Measurement &M, Analysis &A) {
     A.TimeCentres.emplace_back(Size, std::exp(mean(Logs)));
     A.TimeRuns.push_back(unsigned(Logs.size()));
   }
-  auto [Sigma, Dof] = pooledSpread(Times);
-  A.Time.Dof = Dof;
-  A.Time.RunSigma = std::max(SpreadFloor, Dof ? Sigma : assumedSpread(M));
-  A.Time.Quantile = studentT90(Dof);
+  A.Time = runSpread(M);
   std::tie(A.Time.Curvature, A.Time.CurvaturePoints) =
       leaveOneOutCurvature(A.TimeCentres, A.TimeRuns, A.Time.RunSigma,
                            PriorTimeCurvature);

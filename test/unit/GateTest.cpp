@@ -1,7 +1,10 @@
 // The gate on hand-built reports: a baseline run at batch size 64 of
-// 10 ms +- 0.2 ms over 8 iterations (a median's standard error of
-// 1.2533 x 0.2 / sqrt(8) / 10 = 0.89%, so three combined errors of both
-// sides are 3 x sqrt(2) x 0.89% = 3.8%) and 1,000,000 bytes at the peak.
+// 10 ms (two timing runs, 10 and 10.2 ms) and 1,000,000 bytes at the peak.
+// Every size's two runs are 2% apart: ln(1.02) / 2 either side of their
+// mean, a sum of squares of ln(1.02)² / 2 and a degree of freedom a size, so
+// the spread (Model.h, runSpread) is ln(1.02) / sqrt(2) = 0.0140. One
+// current run against the baseline: a change's 90% half-width is
+// t(2 + 1) x sqrt(0.0140² / 2 + 0.0140² / 2) = 2.353 x 0.0140, 3.2%.
 
 #include "skyline/Gate.h"
 
@@ -21,8 +24,16 @@ MeasuredRun run(int64_t BatchSize, double MedianMs, int64_t Peak) {
   Run.Iterations = 8;
   Run.IterationMs = {MedianMs, MedianMs, 0.2, MedianMs - 0.3, MedianMs + 0.3};
   Run.Throughput = BatchSize / MedianMs * 1000;
+  Run.TimingRunMedians = {MedianMs, MedianMs * 1.02};
   Run.PeakBytes = Peak;
   return Run;
+}
+
+/// The noise of a change: t(Dof) x 0.0140 x sqrt(1/2 + 1/CurrentRuns).
+double noise(unsigned Dof, unsigned CurrentRuns) {
+  double Sigma = std::log(1.02) / std::sqrt(2.0);
+  return 1 - std::exp(-studentT90(Dof) * Sigma *
+                      std::sqrt(0.5 + 1.0 / CurrentRuns));
 }
 
 SavedReport baseline() {
@@ -53,14 +64,16 @@ TEST(GateTest, UnchangedProgramPasses) {
   EXPECT_TRUE(V.Findings.empty());
   EXPECT_EQ(V.BatchSize, 64);
   EXPECT_NEAR(*V.ThroughputChange, 10.0 / 10.1 - 1, 1e-12);
-  EXPECT_NEAR(V.ThroughputNoise,
-              3 * std::sqrt(2.0) * 1.2533 * 0.2 / std::sqrt(8.0) / 10, 1e-3);
+  EXPECT_NEAR(V.ThroughputNoise, noise(3, 2), 1e-12);
+  EXPECT_NEAR(V.ThroughputNoise, 0.0324, 1e-4);
   EXPECT_DOUBLE_EQ(*V.MemoryChange, 0.0);
 }
 
 TEST(GateTest, ThroughputDropConfirmedByEveryRepeat) {
-  // 15% slower: 10 / 11.765 - 1 = -15%; the noise: 3 x hypot(0.886%, 0.753%)
-  // = 3.5%, the slower run's median being larger.
+  // 15% slower: 10 / 11.765 - 1 = -15%. The noise: the three current runs'
+  // six timing runs (11.765, 11.8, 11.9 and 2% more each) spread by 0.0121
+  // with 5 degrees of freedom; t(2 + 5) = 1.895 x sqrt(0.0140² / 2 +
+  // 0.0121² / 6) = 2.1%.
   Measurement Now = current({run(64, 11.765, 1000000)});
   EXPECT_TRUE(needsMoreRuns(baseline(), Now, {}));
   Now.Runs.push_back(run(64, 11.8, 1000000));
@@ -77,7 +90,7 @@ TEST(GateTest, ThroughputDropConfirmedByEveryRepeat) {
       HasSubstr(
           "throughput at batch size 64 dropped 15% against the baseline "
           "(6400.0 "
-          "-> 5439.9 samples/s, best of 3 runs; allowed 10%, noise 3.5%)"));
+          "-> 5439.9 samples/s, best of 3 runs; allowed 10%, noise 2.1%)"));
 }
 
 TEST(GateTest, OneSlowRunAmongFastOnesIsNoise) {
@@ -91,9 +104,9 @@ TEST(GateTest, OneSlowRunAmongFastOnesIsNoise) {
 TEST(GateTest, DropBelowTheNoiseDoesNotCount) {
   GateOptions Loose;
   Loose.MaxThroughputDrop =
-      0.01; // 2.9% slower passes 1% but not the 3.8% noise
+      0.01; // 1.9% slower passes 1% but not the 3.2% noise
   GateVerdict V = compareWithBaseline(
-      baseline(), current({run(64, 10.3, 1000000)}), At, Loose);
+      baseline(), current({run(64, 10.19, 1000000)}), At, Loose);
   EXPECT_FALSE(V.Regressed);
   V = compareWithBaseline(baseline(), current({run(64, 10.6, 1000000)}), At,
                           Loose);
