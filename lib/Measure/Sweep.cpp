@@ -181,8 +181,9 @@ std::string agreementPercent() {
 
 /// Why a size gets a timing run past --timing-runs, if it does: its data
 /// gives its runs fewer iterations than --min-iterations together (a median
-/// of single iterations is a median of runs of one), or no second run
-/// confirms its fastest (with --timing-runs of 2 or more).
+/// of single iterations is a median of runs of one), no second run confirms
+/// its fastest, or other work held half a core or more during its fastest
+/// (both with --timing-runs of 2 or more).
 std::optional<std::string> whyAnotherRun(const SizeRuns &Size,
                                          unsigned TimingRuns,
                                          unsigned MinIterations) {
@@ -190,6 +191,14 @@ std::optional<std::string> whyAnotherRun(const SizeRuns &Size,
     return std::string("few iterations a run");
   if (TimingRuns >= 2 && !fastestIsConfirmed(Size))
     return "no other run within " + agreementPercent() + " of the fastest";
+  // Other work that held the CPUs during the kept run slowed it, and its
+  // confirming run likely shared the spell: one more run may find the
+  // machine quiet.
+  double Busy = Size.fastest().OtherWorkCores;
+  if (TimingRuns >= 2 && Busy >= BusyCoresLimit)
+    return llvm::formatv("other work held {0:f1} cores during the fastest",
+                         Busy)
+        .str();
   return std::nullopt;
 }
 

@@ -1173,6 +1173,40 @@ TEST(MeasureTest, FastestRunIsKeptOnceAnotherConfirmsIt) {
   EXPECT_EQ(Program.Progress.find("timing run 5 "), std::string::npos);
 }
 
+TEST(MeasureTest, AFastestRunThatSharedTheCpusGetsAnotherRun) {
+  ScriptedProgram Program("busy-fastest");
+  Program.Options.TimingRuns = 2;
+  // The first two runs agree (2.0 and 2.05) but other work held 0.9 of a
+  // core during both: a third run, quiet, at 1.8; a fourth confirms it
+  // (1.85), quiet too, and the size stops there.
+  Medians Times = {"2.0", "2.05", "1.8", "1.85", "1.0"};
+  unsigned Timing = 0;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        MeasuredRun Run =
+            measured(Request, Env, 5, false, 7, false, Times.next(Request));
+        Run.OtherWorkCores = ++Timing <= 2 ? 0.9 : 0.0;
+        return Program.finished(Request, Run);
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians,
+            (std::vector<double>{2.0, 2.05, 1.8, 1.85}));
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 1.8);
+  EXPECT_DOUBLE_EQ(M->Runs[0].OtherWorkCores, 0.0);
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: timing run 3 at batch size 8 (other work "
+                "held 0.9 cores during the fastest)..."),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("timing run 5 "), std::string::npos);
+  EXPECT_EQ(Program.Progress.find("other work held the CPUs during the kept"),
+            std::string::npos)
+      << "the kept run was quiet";
+}
+
 TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
   ScriptedProgram Program("never-confirmed");
   Program.Options.TimingRuns = 2;
