@@ -44,17 +44,22 @@ struct InstrumentedProgram {
   std::map<std::string, std::string> MirrorOf; // original path -> mirror path
   std::vector<std::string> Sources;            // the mirrored translation units
   std::vector<ScopeEntry> Scopes;
+  /// The statements before the training loop, marked so the runs attribute
+  /// what each allocates.
+  std::vector<SetupEntry> SetupStatements;
   std::vector<std::string> Notes; // what the rewrite could not do, or skipped
   unsigned FilesWritten = 0;      // changed since the last run (the cache)
 };
 
-/// The insertions that instrument each file of Model, by original path.
+/// The insertions that instrument each file of Model, by original path;
+/// the statements before the loop get ids in Setup where it is given.
 std::map<std::string, std::vector<Insertion>>
 planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
-               std::vector<std::string> &Notes);
+               std::vector<std::string> &Notes,
+               std::vector<SetupEntry> *Setup = nullptr);
 
 /// Writes the mirror under WorkDir/src (a file only when its text changed)
-/// and WorkDir/scopes.yaml.
+/// and WorkDir/scopes.yaml (the scopes and the setup statements).
 llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
                                                       llvm::StringRef WorkDir);
 

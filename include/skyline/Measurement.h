@@ -41,6 +41,25 @@ struct ScopeEntry {
   unsigned Line = 0;
 };
 
+/// One statement before the training loop the runtime attributes the
+/// allocations it made to: the table the instrumented copy is built with.
+struct SetupEntry {
+  int Id = 0;
+  std::string File;
+  unsigned Line = 0;
+  std::string Text; // the statement, on one line, cut at 60 characters
+};
+
+/// What one statement before the loop made and the peak still held, its
+/// weights left out (they are the weights kind). Measure fills Statement
+/// and Bytes; the driver the rest from the table.
+struct SetupMeasure {
+  int Statement = -1; // SetupEntry::Id
+  std::string File, Text;
+  unsigned Line = 0;
+  int64_t Bytes = 0;
+};
+
 struct TimeSummary {
   double Median = 0, Mean = 0, Stddev = 0, Min = 0, Max = 0;
 };
@@ -117,6 +136,8 @@ struct MeasuredRun {
   /// ms per iteration in each part, in TimePart's order.
   std::vector<std::pair<TimePart, double>> TimeSplitMs;
   std::vector<LayerMeasure> Layers;
+  /// The setup kind by statement, most bytes first: they add up to it.
+  std::vector<SetupMeasure> SetupStatements;
   double WallSeconds = 0;
   /// The cores other work kept busy, on average, while the (kept timing)
   /// run ran (OtherWork.h); -1 where it was not measured.

@@ -161,6 +161,14 @@ struct BatchShape {
   unsigned VariableLine = 0;
 };
 
+/// A statement that runs before the training loop, in the function that
+/// holds the loop: what it allocates and still holds at the peak (a dataset
+/// read into memory, the model) is shown by its line in the report.
+struct SetupStatement {
+  SourceSpan At;    // the whole statement (Length: through its `;`)
+  std::string Text; // as written, on one line, cut at 60 characters
+};
+
 /// The loop one pass of which is one training iteration.
 struct TrainingLoop {
   std::string File;
@@ -184,6 +192,10 @@ struct TrainingLoop {
   /// Where the loop shapes tensors by the training batch size: the
   /// program needs every batch whole.
   std::vector<BatchShape> BatchShapes;
+  /// The statements before the loop in its function, each compound
+  /// statement's on the way out from the loop to the function's body, in
+  /// source order; none from a macro.
+  std::vector<SetupStatement> SetupStatements;
 };
 
 struct ProgramModel {

@@ -39,6 +39,11 @@ struct SavedReport {
 void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
                 const ProgramModel &Model);
 
+/// Gives each setup statement row the file, line and text of its entry in
+/// the instrumented copy's table; a row with an id the table lacks is
+/// dropped (its bytes stay in the setup kind).
+void nameSetupStatements(Measurement &M, const std::vector<SetupEntry> &Table);
+
 /// The runs as a terminal table, the memory by kind, the time split and
 /// the layers that take the most time in the declared size's run.
 void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,

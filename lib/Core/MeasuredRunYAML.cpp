@@ -68,6 +68,26 @@ void readPeakBytes(const YamlFields &Node, MeasuredRun &Run) {
   readNamedFigures(Node, key::Memory, Run.Memory);
 }
 
+/// The setup kind by statement; a report's rows also name the statement.
+void readSetupStatements(const YamlFields &Node, MeasuredRun &Run, bool Named) {
+  Node.forEach(key::SetupStatements,
+               [&](const YAML::Node &Entry, const std::string &Key) {
+                 YamlFields Row(Entry, Key);
+                 if (!Row[key::Statement])
+                   throw BadValue{Row.key(key::Statement),
+                                  "is missing; every setup statement has one"};
+                 SetupMeasure Setup;
+                 Setup.Statement = Row.number<int>(key::Statement, Least::Zero);
+                 Setup.Bytes = Row.number<int64_t>(key::Bytes, Least::Zero);
+                 if (Named) {
+                   Setup.File = Row.get<std::string>("file");
+                   Setup.Line = Row.get<unsigned>("line");
+                   Setup.Text = Row.get<std::string>("text");
+                 }
+                 Run.SetupStatements.push_back(std::move(Setup));
+               });
+}
+
 void readTimeSplit(const YamlFields &Node, MeasuredRun &Run) {
   readNamedFigures(Node, key::TimeSplitMs, Run.TimeSplitMs);
 }
@@ -97,6 +117,7 @@ GpuTimeSource gpuTimeSource(const YamlFields &Node) {
 void readResultFigures(const YamlFields &Root, MeasuredRun &Run) {
   readIterationTimes(Root, Run);
   readPeakBytes(Root, Run);
+  readSetupStatements(Root, Run, /*Named=*/false);
   readTimeSplit(Root, Run);
   Root.forEach(key::Layers, [&](const YAML::Node &Node,
                                 const std::string &Key) {
@@ -218,6 +239,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.Iterations = Node.get<unsigned>(key::Iterations);
   readReportTimes(Node, Run);
   readPeakBytes(Node, Run);
+  readSetupStatements(Node, Run, /*Named=*/true);
   Node.forEach(key::Layers, [&](const YAML::Node &Row, const std::string &Key) {
     Run.Layers.push_back(readReportLayer(YamlFields(Row, Key)));
   });
@@ -258,6 +280,16 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   emitNamedFigures(Out, key::TimeSplitMs, Run.TimeSplitMs);
   Out << YAML::Key << key::PeakBytes << YAML::Value << Run.PeakBytes;
   emitNamedFigures(Out, key::Memory, Run.Memory);
+  if (!Run.SetupStatements.empty()) {
+    Out << YAML::Key << key::SetupStatements << YAML::Value << YAML::BeginSeq;
+    for (const SetupMeasure &Setup : Run.SetupStatements)
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+          << Setup.File << YAML::Key << "line" << YAML::Value << Setup.Line
+          << YAML::Key << "text" << YAML::Value << Setup.Text << YAML::Key
+          << key::Bytes << YAML::Value << Setup.Bytes << YAML::Key
+          << key::Statement << YAML::Value << Setup.Statement << YAML::EndMap;
+    Out << YAML::EndSeq;
+  }
   emitNamedFigures(Out, key::PeakBytesByPhase, Run.PeakBytesByPhase);
   Out << YAML::Key << key::Layers << YAML::Value << YAML::BeginSeq;
   for (const LayerMeasure &Layer : Run.Layers) {

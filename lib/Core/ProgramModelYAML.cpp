@@ -122,6 +122,17 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
           << YAML::Value << Shape.Call.Length << YAML::EndMap;
     Out << YAML::EndSeq;
   }
+  if (!Loop.SetupStatements.empty()) {
+    Out << YAML::Key << "setup_statements" << YAML::Value << YAML::BeginSeq;
+    for (const SetupStatement &Setup : Loop.SetupStatements)
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "text" << YAML::Value
+          << Setup.Text << YAML::Key << "file" << YAML::Value << Setup.At.File
+          << YAML::Key << "line" << YAML::Value << Setup.At.Line << YAML::Key
+          << "column" << YAML::Value << Setup.At.Column << YAML::Key << "offset"
+          << YAML::Value << Setup.At.Offset << YAML::Key << "length"
+          << YAML::Value << Setup.At.Length << YAML::EndMap;
+    Out << YAML::EndSeq;
+  }
   Out << YAML::EndMap;
 }
 
@@ -217,6 +228,12 @@ TrainingLoop readLoop(const YAML::Node &Node) {
     Read.Variable = get<std::string>(Shape, "variable");
     Loop.BatchShapes.push_back(std::move(Read));
   }
+  for (const YAML::Node &Setup : Node["setup_statements"])
+    Loop.SetupStatements.push_back(
+        {{get<std::string>(Setup, "file"), get<unsigned>(Setup, "line"),
+          get<unsigned>(Setup, "column"), get<unsigned>(Setup, "offset"),
+          get<unsigned>(Setup, "length")},
+         get<std::string>(Setup, "text")});
   return Loop;
 }
 

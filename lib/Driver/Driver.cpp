@@ -308,6 +308,7 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   if (!Measured)
     return Measured.takeError();
   nameLayers(*Measured, Program->Scopes, Model);
+  nameSetupStatements(*Measured, Program->SetupStatements);
   double RunSeconds = 0;
   for (const MeasuredRun &Run : Measured->Runs)
     RunSeconds += Run.WallSeconds;

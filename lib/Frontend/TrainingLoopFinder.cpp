@@ -238,6 +238,91 @@ void markableLoopExtent(const TUContext &TU, const Stmt *Loop,
   L.LoopLength = End - Keyword.Offset;
 }
 
+/// S's text on one line, runs of blanks made one, cut at 60 characters.
+std::string oneLineText(const TUContext &TU, const Stmt *S) {
+  std::string Text =
+      llvm::join(llvm::split(TU.textOf(S->getSourceRange()), '\n'), " ");
+  std::replace(Text.begin(), Text.end(), '\t', ' ');
+  Text.erase(std::unique(Text.begin(), Text.end(),
+                         [](char A, char B) { return A == ' ' && B == ' '; }),
+             Text.end());
+  if (Text.size() > 60)
+    Text = Text.substr(0, 57) + "...";
+  return Text;
+}
+
+/// The calls of F, or of any instantiation of the template F is (or is an
+/// instantiation of): a train() template called with a loader's type.
+std::vector<const CallExpr *> callsOf(const TUContext &TU,
+                                      const FunctionDecl *F) {
+  auto PatternOf = [](const FunctionDecl *D) {
+    const FunctionDecl *Pattern = D->getTemplateInstantiationPattern();
+    return (Pattern ? Pattern : D)->getCanonicalDecl();
+  };
+  const FunctionDecl *Wanted = PatternOf(F);
+  std::vector<const CallExpr *> Out;
+  for (const CallExpr *Call : TU.findAll<CallExpr>(callExpr().bind("n")))
+    if (const FunctionDecl *Callee = Call->getDirectCallee();
+        Callee && PatternOf(Callee) == Wanted)
+      Out.push_back(Call);
+  return Out;
+}
+
+/// The statements that run before Loop in its function: at each compound
+/// statement from the loop out to the function's body (a lambda's body is
+/// a function's), the children before the one that holds the loop; and, as
+/// far as MaxCallDepth callers up, those before each call of the function
+/// (MNIST's dataset made in main() for a train() that holds the loop).
+/// What they allocate is made before training; the report names them by
+/// line. Labels, empty statements and statements in or from a macro are
+/// left out: a mark in front of them could land inside the macro's text.
+std::vector<SetupStatement> setupStatements(const TUContext &TU,
+                                            const Stmt *Loop, int Depth = 0) {
+  std::vector<SetupStatement> Out;
+  if (Depth < MaxCallDepth)
+    if (const FunctionDecl *F = TU.enclosingFunction(Loop))
+      for (const CallExpr *Caller : callsOf(TU, F))
+        for (SetupStatement &Before : setupStatements(TU, Caller, Depth + 1))
+          // A caller of several instantiations is seen once for each.
+          if (llvm::none_of(Out, [&](const SetupStatement &Seen) {
+                return Seen.At.File == Before.At.File &&
+                       Seen.At.Offset == Before.At.Offset;
+              }))
+            Out.push_back(std::move(Before));
+  std::string LoopFile = TU.fileOf(Loop->getBeginLoc());
+  std::vector<SetupStatement> Own;
+  const Stmt *Child = Loop;
+  for (int Level = 0; Child && Level < 64; ++Level) {
+    auto Parents = TU.Ctx.getParents(*Child);
+    const Stmt *Parent = Parents.empty() ? nullptr : Parents[0].get<Stmt>();
+    if (!Parent || isa<LambdaExpr>(Parent))
+      break;
+    if (const auto *Block = dyn_cast<CompoundStmt>(Parent)) {
+      std::vector<SetupStatement> Level;
+      for (const Stmt *S : Block->body()) {
+        if (S == Child)
+          break;
+        if (isa<NullStmt, LabelStmt, SwitchCase>(S) ||
+            S->getBeginLoc().isMacroID() || S->getEndLoc().isMacroID() ||
+            TU.fileOf(S->getBeginLoc()) != LoopFile)
+          continue;
+        SetupStatement Setup;
+        Setup.At = TU.spanOf(S->getSourceRange());
+        // An expression statement's range stops short of its `;`.
+        Setup.Text = oneLineText(TU, S) + (isa<Expr>(S) ? ";" : "");
+        if (Setup.Text.size() > 60)
+          Setup.Text = Setup.Text.substr(0, 57) + "...";
+        Level.push_back(std::move(Setup));
+      }
+      // Outer levels run first: keep source order.
+      Own.insert(Own.begin(), Level.begin(), Level.end());
+    }
+    Child = Parent;
+  }
+  Out.insert(Out.end(), Own.begin(), Own.end());
+  return Out;
+}
+
 CallSite callSite(const TUContext &TU, const CallExpr *Call) {
   SourceSpan Span = TU.spanOf(Call->getSourceRange());
   return {TU.fileOf(Call->getBeginLoc()), TU.lineOf(Call->getBeginLoc()),
@@ -439,6 +524,7 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
               1 - Span.Offset;
       markableLoopExtent(TU, Loop, L);
     }
+    L.SetupStatements = setupStatements(TU, Loop);
     collectShapes(TU, Loop, L.BatchShapes);
     // What runs once a batch in the functions the loop calls (a forward()
     // that views its input as {kBatchSize, -1}) fails on a short batch too.

@@ -11,13 +11,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <set>
 
 namespace skyline {
 namespace {
 
-// Orders at one offset: a marked loop's braces open first, then a loop body
-// opens, then calls close (inner first), then calls open (outer first); a
-// loop body closes, and the marked loop's braces close last.
+// Orders at one offset: a setup statement's mark goes first (before a
+// statement that is a marked loop or a call), a marked loop's braces open, then
+// a loop body opens, then calls close (inner first), then calls open (outer
+// first); a loop body closes, and the marked loop's braces close last.
+constexpr long SetupMark = -(1L << 52);
 constexpr long LoopOpen = -(1L << 51);
 constexpr long BodyOpen = -(1L << 50);
 constexpr long SuffixBase = -(1L << 40);
@@ -106,6 +109,29 @@ void planLoop(const TrainingLoop &Loop,
   Edits.push_back({Loop.BodyOffset + Loop.BodyLength, 0, " }", BodyClose});
 }
 
+/// Marks each statement before a training loop (a dataset read into memory,
+/// the model) with its id, once a statement; the runs attribute what it
+/// allocates to it. The loop's own start ends the last one (loop_begin).
+void planSetupStatements(const ProgramModel &Model,
+                         std::map<std::string, std::vector<Insertion>> &Plan,
+                         std::vector<SetupEntry> &Setup) {
+  std::set<std::pair<std::string, unsigned>> Marked;
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    for (const SetupStatement &Statement : Loop.SetupStatements) {
+      if (int(Setup.size()) >= rt::MaxSetupStatements)
+        return;
+      if (!Marked.insert({Statement.At.File, Statement.At.Offset}).second)
+        continue;
+      int Id = int(Setup.size());
+      Setup.push_back(
+          {Id, Statement.At.File, Statement.At.Line, Statement.Text});
+      Plan[Statement.At.File].push_back(
+          {Statement.At.Offset, 0,
+           "skyline::rt::setup_statement(" + std::to_string(Id) + "); ",
+           SetupMark});
+    }
+}
+
 std::string commonDirectory(const std::vector<std::string> &Files) {
   std::string Common;
   for (const std::string &File : Files) {
@@ -164,8 +190,11 @@ llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
 
 std::map<std::string, std::vector<Insertion>>
 planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
-               std::vector<std::string> &Notes) {
+               std::vector<std::string> &Notes,
+               std::vector<SetupEntry> *Setup) {
   std::map<std::string, std::vector<Insertion>> Plan;
+  std::vector<SetupEntry> Unkept;
+  planSetupStatements(Model, Plan, Setup ? *Setup : Unkept);
   if (Model.BatchSize) {
     auto Text = llvm::MemoryBuffer::getFile(Model.BatchSize->Literal.File);
     if (Text)
@@ -215,7 +244,8 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
       Files.push_back(Source);
   Program.SourceRoot = commonDirectory(Files);
   Program.MirrorRoot = (WorkDir + "/src").str();
-  auto Plan = planInsertions(Model, Program.Scopes, Program.Notes);
+  auto Plan = planInsertions(Model, Program.Scopes, Program.Notes,
+                             &Program.SetupStatements);
 
   for (const std::string &File : Files) {
     auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
@@ -263,6 +293,13 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
           << Scope.Id << YAML::Key << "module" << YAML::Value << Scope.Module
           << YAML::Key << "file" << YAML::Value << Scope.File << YAML::Key
           << "line" << YAML::Value << Scope.Line << YAML::EndMap;
+  Table << YAML::EndSeq;
+  Table << YAML::Key << "setup_statements" << YAML::Value << YAML::BeginSeq;
+  for (const SetupEntry &Setup : Program.SetupStatements)
+    Table << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value
+          << Setup.Id << YAML::Key << "file" << YAML::Value << Setup.File
+          << YAML::Key << "line" << YAML::Value << Setup.Line << YAML::Key
+          << "text" << YAML::Value << Setup.Text << YAML::EndMap;
   Table << YAML::EndSeq << YAML::EndMap;
   bool Changed = false;
   if (llvm::Error E =

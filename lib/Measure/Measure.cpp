@@ -246,6 +246,7 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
                      : 1;
   Run.PeakBytesByPhase = Breakdown.PeakBytesByPhase;
   Run.Memory = Breakdown.Memory;
+  Run.SetupStatements = Breakdown.SetupStatements;
   // The kinds add up to the breakdown run's peak.
   if (!Breakdown.Memory.empty())
     Run.PeakBytes = Breakdown.PeakBytes;

@@ -980,7 +980,30 @@ private:
          << formatBytes(Bytes) << "</td><td class=\"num\">"
          << formatPercent(double(std::max<int64_t>(0, Bytes)) / double(Total))
          << "</td></tr>\n";
-    OS << "</table>\n</section>\n";
+    OS << "</table>\n";
+    setupStatements(*Run, Total);
+    OS << "</section>\n";
+  }
+
+  /// The setup kind by statement: what each statement before the training
+  /// loop made and the peak still held (a dataset, a cache), by its line.
+  void setupStatements(const MeasuredRun &Run, int64_t Total) {
+    if (Run.SetupStatements.empty())
+      return;
+    OS << "<p>Made before training and held at the peak, by the statement "
+          "before the loop that made it (weights left out):</p>\n"
+       << "<table class=\"setup-statements\">\n<tr><th>statement</th><th>"
+          "where</th><th class=\"num\">bytes</th><th class=\"num\">share"
+          "</th></tr>\n";
+    for (const SetupMeasure &Setup : Run.SetupStatements)
+      OS << "<tr><td><code>" << escapeHtml(Setup.Text) << "</code></td><td>"
+         << escapeHtml(Setup.File) << ":" << Setup.Line
+         << "</td><td class=\"num\">" << formatBytes(Setup.Bytes)
+         << "</td><td class=\"num\">"
+         << formatPercent(double(std::max<int64_t>(0, Setup.Bytes)) /
+                          double(Total))
+         << "</td></tr>\n";
+    OS << "</table>\n";
   }
 
   void layers() {

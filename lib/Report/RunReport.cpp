@@ -39,6 +39,21 @@ void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
     }
 }
 
+void nameSetupStatements(Measurement &M,
+                         const std::vector<SetupEntry> &Table) {
+  for (MeasuredRun &Run : M.Runs)
+    llvm::erase_if(Run.SetupStatements, [&](SetupMeasure &Setup) {
+      if (Setup.Statement < 0 || size_t(Setup.Statement) >= Table.size() ||
+          Table[Setup.Statement].Id != Setup.Statement)
+        return true;
+      const SetupEntry &Entry = Table[Setup.Statement];
+      Setup.File = Entry.File;
+      Setup.Line = Entry.Line;
+      Setup.Text = Entry.Text;
+      return false;
+    });
+}
+
 //===----------------------------------------------------------------------===//
 // The terminal
 //===----------------------------------------------------------------------===//
@@ -55,6 +70,23 @@ const MeasuredRun *shownRun(const Measurement &M, int64_t DeclaredBatchSize) {
     Last = &Run;
   }
   return Last;
+}
+
+/// The setup kind by statement: what the program made before training and
+/// the peak still held, by the line that made it (the largest five).
+void printSetupStatements(const MeasuredRun &Run, llvm::raw_ostream &OS) {
+  if (Run.SetupStatements.empty())
+    return;
+  OS << "made before training and held at the peak:";
+  for (size_t I = 0; I < Run.SetupStatements.size() && I < 5; ++I) {
+    const SetupMeasure &Setup = Run.SetupStatements[I];
+    OS << (I ? ", " : " ") << formatBytes(Setup.Bytes) << " by "
+       << Setup.File << ":" << Setup.Line << " '"
+       << Setup.Text << "'";
+  }
+  if (Run.SetupStatements.size() > 5)
+    OS << " and " << Run.SetupStatements.size() - 5 << " more statements";
+  OS << "\n";
 }
 
 void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
@@ -133,6 +165,7 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
       for (const auto &[Kind, Bytes] : Run->Memory)
         OS << " " << nameOf(Kind) << " " << formatBytes(Bytes);
       OS << "\n";
+      printSetupStatements(*Run, OS);
     }
     if (!Run->TimeSplitMs.empty()) {
       OS << "iteration time at batch size " << Run->BatchSize << ":";
@@ -145,6 +178,23 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
   for (const std::string &Problem : M.Problems)
     OS << "skyline-check: warning: " << Problem << "\n";
 }
+
+namespace {
+
+/// "(6.20..7.40)": a 90% interval in a table or a line.
+std::string bracket(Interval Range, const char *Format) {
+  char Low[32], High[32];
+  std::snprintf(Low, sizeof(Low), Format, Range.Low);
+  std::snprintf(High, sizeof(High), Format, Range.High);
+  return std::string("(") + Low + ".." + High + ")";
+}
+
+std::string bracketBytes(Interval Range) {
+  return "(" + formatBytes(int64_t(Range.Low)) + ".." +
+         formatBytes(int64_t(Range.High)) + ")";
+}
+
+} // namespace
 
 void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
   auto PrintFit = [&](const char *What, const std::optional<LinearFit> &Fit,
@@ -185,23 +235,6 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
          << (P.Extrapolated ? "  (extrapolated)" : "") << "\n";
   }
   if (A.MaxBatchSize)
-namespace {
-
-/// "(6.20..7.40)": a 90% interval in a table or a line.
-std::string bracket(Interval Range, const char *Format) {
-  char Low[32], High[32];
-  std::snprintf(Low, sizeof(Low), Format, Range.Low);
-  std::snprintf(High, sizeof(High), Format, Range.High);
-  return std::string("(") + Low + ".." + High + ")";
-}
-
-std::string bracketBytes(Interval Range) {
-  return "(" + formatBytes(int64_t(Range.Low)) + ".." +
-         formatBytes(int64_t(Range.High)) + ")";
-}
-
-} // namespace
-
     OS << "largest batch size that fits: " << *A.MaxBatchSize << " ("
        << formatBytes(A.UsableBytes) << " usable of "
        << formatBytes(A.CapacityBytes) << ")\n";
@@ -242,6 +275,7 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
       P->IterationMs > 0
           ? std::clamp(2 - int(std::floor(std::log10(P->IterationMs))), 2, 9)
           : 2;
+  std::string MsFormat = "%." + std::to_string(Decimals) + "f";
   OS << llvm::formatv(
       "what if batch size {0}: iteration {1} ms {2}, {3:F1} samples/s {4}, "
       "peak memory {5} {6} ({7}){8}\n",
@@ -277,7 +311,6 @@ void emitFit(YAML::Emitter &Out, const char *Key,
 }
 
 void emitPrediction(YAML::Emitter &Out, const Prediction &P) {
-  std::string MsFormat = "%." + std::to_string(Decimals) + "f";
   Out << YAML::Flow << YAML::BeginMap;
   Out << YAML::Key << "batch_size" << YAML::Value << P.BatchSize;
   Out << YAML::Key << "iteration_ms" << YAML::Value << P.IterationMs;
@@ -285,6 +318,24 @@ void emitPrediction(YAML::Emitter &Out, const Prediction &P) {
   Out << YAML::Key << "peak_bytes" << YAML::Value << P.PeakBytes;
   Out << YAML::Key << "fits" << YAML::Value << P.Fits;
   Out << YAML::Key << "extrapolated" << YAML::Value << P.Extrapolated;
+  auto Range = [&](const char *Key, Interval R) {
+    Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginSeq
+        << R.Low << R.High << YAML::EndSeq;
+  };
+  Range("iteration_ms_90", P.IterationMsRange);
+  Range("throughput_90", P.ThroughputRange);
+  Range("peak_bytes_90", P.PeakBytesRange);
+  Out << YAML::EndMap;
+}
+
+void emitUncertainty(YAML::Emitter &Out, const char *Key,
+                     const TimeUncertainty &U) {
+  Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << "run_spread" << YAML::Value << U.RunSigma;
+  Out << YAML::Key << "degrees_of_freedom" << YAML::Value << U.Dof;
+  Out << YAML::Key << "curvature" << YAML::Value << U.Curvature;
+  Out << YAML::Key << "curvature_points" << YAML::Value << U.CurvaturePoints;
+  Out << YAML::Key << "quantile" << YAML::Value << U.Quantile;
   Out << YAML::EndMap;
 }
 
@@ -292,6 +343,10 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
   Out << YAML::Key << "fits" << YAML::Value << YAML::BeginMap;
   emitFit(Out, "iteration_ms", A.IterationMs, A.TimeProblem);
   emitFit(Out, "peak_bytes", A.PeakBytes, A.MemoryProblem);
+  Out << YAML::EndMap;
+  Out << YAML::Key << "uncertainty" << YAML::Value << YAML::BeginMap;
+  emitUncertainty(Out, "iteration_ms", A.Time);
+  emitUncertainty(Out, "peak_bytes", A.Memory);
   Out << YAML::EndMap;
   Out << YAML::Key << "capacity" << YAML::Value << YAML::Flow << YAML::BeginMap;
   Out << YAML::Key << "capacity_bytes" << YAML::Value << A.CapacityBytes;
@@ -317,25 +372,12 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
     Out << YAML::Key << "batch_size" << YAML::Value << A.Suggested->BatchSize;
     Out << YAML::Key << "from" << YAML::Value << A.CurrentBatchSize;
     Out << YAML::Key << "gain" << YAML::Value << A.Suggested->Gain;
+    Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
+        << YAML::BeginSeq << A.Suggested->GainRange.Low
+        << A.Suggested->GainRange.High << YAML::EndSeq;
+    Out << YAML::Key << "measured_only" << YAML::Value
+        << A.Suggested->MeasuredOnly;
     Out << YAML::Key << "predicted" << YAML::Value;
-  auto Range = [&](const char *Key, Interval R) {
-    Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginSeq
-        << R.Low << R.High << YAML::EndSeq;
-  };
-  Range("iteration_ms_90", P.IterationMsRange);
-  Range("throughput_90", P.ThroughputRange);
-  Range("peak_bytes_90", P.PeakBytesRange);
-  Out << YAML::EndMap;
-}
-
-void emitUncertainty(YAML::Emitter &Out, const char *Key,
-                     const TimeUncertainty &U) {
-  Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
-  Out << YAML::Key << "run_spread" << YAML::Value << U.RunSigma;
-  Out << YAML::Key << "degrees_of_freedom" << YAML::Value << U.Dof;
-  Out << YAML::Key << "curvature" << YAML::Value << U.Curvature;
-  Out << YAML::Key << "curvature_points" << YAML::Value << U.CurvaturePoints;
-  Out << YAML::Key << "quantile" << YAML::Value << U.Quantile;
     emitPrediction(Out, A.Suggested->At);
     Out << YAML::EndMap;
   } else {
@@ -344,10 +386,6 @@ void emitUncertainty(YAML::Emitter &Out, const char *Key,
         << A.NoSuggestionReason << YAML::EndMap;
   }
 }
-  Out << YAML::Key << "uncertainty" << YAML::Value << YAML::BeginMap;
-  emitUncertainty(Out, "iteration_ms", A.Time);
-  emitUncertainty(Out, "peak_bytes", A.Memory);
-  Out << YAML::EndMap;
 
 } // namespace
 
@@ -372,11 +410,6 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   Out << YAML::Key << "torch_version" << YAML::Value << M.TorchVersion;
   Out << YAML::Key << "threads" << YAML::Value << M.Threads;
   if (!M.MallocThresholdsUsed.empty())
-    Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
-        << YAML::BeginSeq << A.Suggested->GainRange.Low
-        << A.Suggested->GainRange.High << YAML::EndSeq;
-    Out << YAML::Key << "measured_only" << YAML::Value
-        << A.Suggested->MeasuredOnly;
     Out << YAML::Key << "malloc_thresholds" << YAML::Value
         << M.MallocThresholdsUsed;
   if (!M.GlibcTunables.empty())

@@ -373,7 +373,7 @@ void completeMemory(CudaRun &R, RunResult &Result) {
     return;
   RunResult::Breakdown &M = Result.Memory;
   int64_t Kinds = M.Weights + M.Gradients + M.OptimizerState + M.Activations +
-                  M.Data + M.Temporaries + M.Untracked;
+                  M.Data + M.Temporaries + M.Setup + M.Untracked;
   if (Kinds <= Result.PeakBytes)
     M.Untracked += Result.PeakBytes - Kinds;
   else

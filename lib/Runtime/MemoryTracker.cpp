@@ -35,6 +35,7 @@ MemoryTracker *Singleton = nullptr; // frees its blocks even after uninstall()
 
 std::atomic<uint8_t> CurrentPhase{uint8_t(Phase::Construction)};
 thread_local int ThreadScope = -1;
+std::atomic<int> CurrentSetup{-1};
 
 void raiseTo(std::atomic<int> &Value, int AtLeast) {
   int Old = Value.load(std::memory_order_relaxed);
@@ -98,6 +99,13 @@ void MemoryTracker::release(void *Data) {
   Header->BaseDeleter(Header->BaseContext);
 }
 
+const AllocationTag *MemoryTracker::tagOf(const void *Data,
+                                          c10::DeleterFnPtr Deleter) {
+  if (!Data || Deleter != &MemoryTracker::release)
+    return nullptr;
+  return &(static_cast<const BlockHeader *>(Data) - 1)->Tag;
+}
+
 void MemoryTracker::copy_data(void *Dest, const void *Src,
                               std::size_t Count) const {
   std::memcpy(Dest, Src, Count);
@@ -113,6 +121,10 @@ Phase TaggedBytes::phase() {
 
 void TaggedBytes::setThreadScope(int ScopeId) { ThreadScope = ScopeId; }
 
+void TaggedBytes::setSetupStatement(int StatementId) {
+  CurrentSetup.store(StatementId, std::memory_order_relaxed);
+}
+
 AllocationTag TaggedBytes::tagNow() {
   AllocationTag Tag;
   Tag.Phase = CurrentPhase.load(std::memory_order_relaxed);
@@ -122,6 +134,12 @@ AllocationTag TaggedBytes::tagNow() {
     Tag.ScopeSlot = Scoped ? Scope : UnscopedSlot;
     if (Scoped)
       raiseTo(ScopeSlotsUsed, Scope + 1);
+  } else if (Tag.Phase == uint8_t(Phase::Construction)) {
+    int Setup = CurrentSetup.load(std::memory_order_relaxed);
+    if (Setup >= 0 && Setup < MaxSetupStatements) {
+      Tag.SetupSlot = int16_t(Setup);
+      raiseTo(SetupSlotsUsed, Setup + 1);
+    }
   }
   return Tag;
 }
@@ -131,6 +149,8 @@ void TaggedBytes::add(AllocationTag Tag, int64_t Bytes) {
   LivePerPhase[Tag.Phase].fetch_add(Bytes, std::memory_order_relaxed);
   if (Tag.ScopeSlot >= 0)
     LivePerScope[Tag.ScopeSlot].fetch_add(Bytes, std::memory_order_relaxed);
+  if (Tag.SetupSlot >= 0)
+    LivePerSetup[Tag.SetupSlot].fetch_add(Bytes, std::memory_order_relaxed);
   recordPeak(After);
 }
 
@@ -139,6 +159,8 @@ void TaggedBytes::remove(AllocationTag Tag, int64_t Bytes) {
   LivePerPhase[Tag.Phase].fetch_sub(Bytes, std::memory_order_relaxed);
   if (Tag.ScopeSlot >= 0)
     LivePerScope[Tag.ScopeSlot].fetch_sub(Bytes, std::memory_order_relaxed);
+  if (Tag.SetupSlot >= 0)
+    LivePerSetup[Tag.SetupSlot].fetch_sub(Bytes, std::memory_order_relaxed);
 }
 
 void TaggedBytes::recordPeak(int64_t NowLive) {
@@ -162,6 +184,10 @@ void TaggedBytes::snapshotPeak() {
   PeakPerScope[UnscopedSlot].store(
       LivePerScope[UnscopedSlot].load(std::memory_order_relaxed),
       std::memory_order_relaxed);
+  int SetupUsed = SetupSlotsUsed.load(std::memory_order_relaxed);
+  for (int I = 0; I < SetupUsed; ++I)
+    PeakPerSetup[I].store(LivePerSetup[I].load(std::memory_order_relaxed),
+                          std::memory_order_relaxed);
 }
 
 PhaseBytes TaggedBytes::liveByPhase() const {
@@ -189,6 +215,13 @@ ScopeBytes TaggedBytes::peakForwardByScope() const {
   ScopeBytes Result{};
   for (size_t I = 0; I < Result.size(); ++I)
     Result[I] = PeakPerScope[I].load(std::memory_order_relaxed);
+  return Result;
+}
+
+SetupBytes TaggedBytes::peakBySetupStatement() const {
+  SetupBytes Result{};
+  for (size_t I = 0; I < Result.size(); ++I)
+    Result[I] = PeakPerSetup[I].load(std::memory_order_relaxed);
   return Result;
 }
 

@@ -66,13 +66,17 @@ StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
 }
 
 RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
-                               int64_t Gradients, int64_t OptimizerState) {
+                               int64_t Gradients, int64_t OptimizerState,
+                               int64_t Setup) {
   auto At = [&](Phase P) { return AtPeak[size_t(P)]; };
   RunResult::Breakdown B;
   int64_t Construction = At(Phase::Construction);
   int64_t Training = At(Phase::Backward) + At(Phase::Optimizer);
   B.Weights = std::min(Weights, Construction);
-  B.Untracked = Construction - B.Weights; // e.g. a dataset held in memory
+  // A dataset held in memory is its statement's; untracked is what no
+  // statement before the loop made (static initialisers, LibTorch's own).
+  B.Setup = std::clamp<int64_t>(Setup, 0, Construction - B.Weights);
+  B.Untracked = Construction - B.Weights - B.Setup;
   B.Gradients = std::min(Gradients, Training);
   B.OptimizerState = std::min(OptimizerState, Training - B.Gradients);
   B.Temporaries = Training - B.Gradients - B.OptimizerState;
@@ -209,13 +213,18 @@ void writeBreakdown(std::FILE *Out, const RunResult &R) {
     const RunResult::Breakdown &M = R.Memory;
     const int64_t Bytes[] = {M.Weights,     M.Gradients, M.OptimizerState,
                              M.Activations, M.Data,      M.Temporaries,
-                             M.Untracked};
+                             M.Setup,       M.Untracked};
     static_assert(std::size(Bytes) == NumMemoryKinds);
     std::fprintf(Out, "%s: {", key::Memory);
     for (MemoryKind Kind : allOf<MemoryKind>())
       std::fprintf(Out, "%s%s: %lld", Kind == MemoryKind::Weights ? "" : ", ",
                    nameOf(Kind), static_cast<long long>(Bytes[size_t(Kind)]));
     std::fprintf(Out, "}\n");
+    std::fprintf(Out, "%s:%s\n", key::SetupStatements,
+                 R.SetupStatements.empty() ? " []" : "");
+    for (const auto &[Id, Bytes] : R.SetupStatements)
+      std::fprintf(Out, "  - {%s: %d, %s: %lld}\n", key::Statement, Id,
+                   key::Bytes, static_cast<long long>(Bytes));
   }
   double Phases = 0;
   for (double Ms : R.TimeSplitMs)

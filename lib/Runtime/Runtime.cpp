@@ -474,7 +474,7 @@ ModuleWeights moduleWeights(c10::DeviceType On) {
 /// the optimizers.
 RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak,
                                      const ModuleWeights &Modules,
-                                     c10::DeviceType On) {
+                                     c10::DeviceType On, int64_t Setup) {
   std::vector<at::Tensor> Parameters = optimizerParameters();
   std::vector<at::Tensor> State;
   for (size_t I = 0; I < Optimizers.Count; ++I) {
@@ -487,8 +487,39 @@ RunResult::Breakdown breakdownAtPeak(const PhaseBytes &AtPeak,
         !Modules.Storages.count(P.storage().unsafeGetStorageImpl()))
       NotInModules.push_back(P);
   return breakDown(AtPeak, Modules.Total + uniqueStorageBytes(NotInModules, On),
-                   gradientBytes(Parameters, On),
-                   uniqueStorageBytes(State, On));
+                   gradientBytes(Parameters, On), uniqueStorageBytes(State, On),
+                   Setup);
+}
+
+/// Each setup statement's bytes at the peak, less the weights it made (a
+/// model built by the statement: its parameters are the weights kind, not
+/// counted twice), most bytes first; statements with none left out. The
+/// weights are the modules' storages and the optimizers' parameters, each
+/// found by the tag in front of its block.
+std::vector<std::pair<int, int64_t>>
+setupStatementBytes(const SetupBytes &AtPeak, const ModuleWeights &Modules) {
+  SetupBytes Left = AtPeak;
+  std::unordered_set<const c10::StorageImpl *> Weights = Modules.Storages;
+  for (const at::Tensor &P : optimizerParameters())
+    if (P.defined() && P.has_storage())
+      Weights.insert(P.storage().unsafeGetStorageImpl());
+  for (const c10::StorageImpl *Impl : Weights) {
+    if (Impl->device_type() != c10::DeviceType::CPU)
+      continue;
+    const c10::DataPtr &Data = Impl->data_ptr();
+    const AllocationTag *Tag =
+        MemoryTracker::tagOf(Data.get(), Data.get_deleter());
+    if (Tag && Tag->SetupSlot >= 0)
+      Left[Tag->SetupSlot] -= int64_t(Impl->nbytes());
+  }
+  std::vector<std::pair<int, int64_t>> Rows;
+  for (int Id = 0; Id < MaxSetupStatements; ++Id)
+    if (Left[Id] > 0)
+      Rows.push_back({Id, Left[Id]});
+  std::stable_sort(Rows.begin(), Rows.end(), [](const auto &A, const auto &B) {
+    return A.second > B.second;
+  });
+  return Rows;
 }
 
 //===----------------------------------------------------------------------===//
@@ -630,7 +661,15 @@ RunResult collect(StopReason Why) {
   ModuleWeights Weights;
   if (R.HasMemoryBreakdown) {
     Weights = moduleWeights(On);
-    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights, On);
+    // The setup statements' bytes are the CPU tracker's: a CUDA run's
+    // device memory keeps them in untracked.
+    if (!Device)
+      R.SetupStatements =
+          setupStatementBytes(Tracker.peakBySetupStatement(), Weights);
+    int64_t Setup = 0;
+    for (const auto &Statement : R.SetupStatements)
+      Setup += Statement.second;
+    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights, On, Setup);
   } else {
     // Only the allocation tags: activations are the forward phase's bytes.
     R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
@@ -793,8 +832,16 @@ void dataset_size(int64_t Samples, bool Training) noexcept {
 }
 
 void loop_begin() noexcept {
-  if (config().Active)
-    Clock.LoopStarted.store(true, std::memory_order_relaxed);
+  if (!config().Active)
+    return;
+  Clock.LoopStarted.store(true, std::memory_order_relaxed);
+  // The loop's own start (a loader's first batch) is no setup statement's.
+  MemoryTracker::setSetupStatement(-1);
+}
+
+void setup_statement(int StatementId) noexcept {
+  if (config().Hooks)
+    MemoryTracker::setSetupStatement(StatementId);
 }
 
 void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {

@@ -346,6 +346,28 @@ TEST(HtmlReportTest, RunsWithoutLayersOrBreakdown) {
   EXPECT_TRUE(has(Page, "none: no model of the runs"));
 }
 
+// The setup kind by statement, under the kinds: each statement before the
+// loop, escaped, with its line, bytes and share of the peak.
+TEST(HtmlReportTest, NamesTheStatementsThatMadeMemoryBeforeTraining) {
+  Fixture X;
+  MeasuredRun &Run = X.M.Runs[0];
+  Run.Memory.back() = {MemoryKind::Setup, 32 * MiB};
+  Run.Memory.push_back({MemoryKind::Untracked, 4 * MiB});
+  Run.SetupStatements = {
+      {0, "train.cpp", "std::vector<float> cache(1 << 23);", 15, 32 * MiB}};
+  std::string Page = renderHtmlReport(X.input());
+  expectWholePage(Page);
+  EXPECT_TRUE(has(Page, "setup</td><td class=\"num\">32.0 MiB</td>")) << Page;
+  EXPECT_TRUE(has(Page, "<tr><td><code>std::vector&lt;float&gt; cache(1 "
+                        "&lt;&lt; 23);</code></td><td>train.cpp:15</td><td "
+                        "class=\"num\">32.0 MiB</td><td class=\"num\">1.6%"
+                        "</td></tr>"))
+      << Page;
+  // Without statements (an older report, a CUDA run): no such table.
+  Fixture Plain;
+  EXPECT_FALSE(has(renderHtmlReport(Plain.input()), "setup-statements"));
+}
+
 TEST(HtmlReportTest, DrawsNoPoorFit) {
   Fixture X;
   X.A.TimeProblem = "R\u00b2 0.41 is below 0.90";
@@ -371,28 +393,6 @@ TEST(HtmlReportTest, NamesAFarMaximumAtTheEdge) {
   EXPECT_FALSE(has(Page, "batch size 16,777,216:")) << "no dot off the chart";
 }
 
-/// Writes Page and runs check-html.py on it; skips when there is no
-/// Chromium.
-void checkInBrowser(const std::string &Page, llvm::StringRef Name) {
-  std::string Dir = ::testing::TempDir();
-  std::string Html = Dir + Name.str() + ".html";
-  std::string Png = Dir + Name.str() + ".png";
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream Out(Html, EC);
-    ASSERT_FALSE(EC) << EC.message();
-    Out << Page;
-  }
-  std::string Python =
-      llvm::sys::fs::exists(SKYLINE_PYTHON) ? SKYLINE_PYTHON : "python3";
-  std::string Command = "'" + Python +
-                        "' '" SKYLINE_TEST_INPUTS "/check-html.py' '" + Html +
-                        "' '" + Png + "'";
-  for (const char *Id : Ids)
-    Command += std::string(" --expect-id ") + Id;
-  int Status = std::system(Command.c_str());
-  ASSERT_TRUE(WIFEXITED(Status)) << Command;
-  if (WEXITSTATUS(Status) == 77)
 TEST(HtmlReportTest, WideSweepsGetALogAxisAndEveryCurveItsBand) {
   // 64 to 65,536: more than 10x, so the batch axis is logarithmic, ticked
   // at 1, 2 and 5 times the powers of ten; the model's curves carry their
@@ -421,6 +421,28 @@ TEST(HtmlReportTest, WideSweepsGetALogAxisAndEveryCurveItsBand) {
   EXPECT_FALSE(has(Linear, "log scale"));
 }
 
+/// Writes Page and runs check-html.py on it; skips when there is no
+/// Chromium.
+void checkInBrowser(const std::string &Page, llvm::StringRef Name) {
+  std::string Dir = ::testing::TempDir();
+  std::string Html = Dir + Name.str() + ".html";
+  std::string Png = Dir + Name.str() + ".png";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Html, EC);
+    ASSERT_FALSE(EC) << EC.message();
+    Out << Page;
+  }
+  std::string Python =
+      llvm::sys::fs::exists(SKYLINE_PYTHON) ? SKYLINE_PYTHON : "python3";
+  std::string Command = "'" + Python +
+                        "' '" SKYLINE_TEST_INPUTS "/check-html.py' '" + Html +
+                        "' '" + Png + "'";
+  for (const char *Id : Ids)
+    Command += std::string(" --expect-id ") + Id;
+  int Status = std::system(Command.c_str());
+  ASSERT_TRUE(WIFEXITED(Status)) << Command;
+  if (WEXITSTATUS(Status) == 77)
     GTEST_SKIP() << "chromium not found";
   EXPECT_EQ(WEXITSTATUS(Status), 0) << Command;
 }

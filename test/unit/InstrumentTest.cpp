@@ -204,6 +204,148 @@ TEST_F(InstrumentProgramTest, RewritesTheMirrorOnly) {
   EXPECT_EQ(Again->FilesWritten, 0u);
 }
 
+// Each statement before the training loop, at each level out to the
+// function's body, is marked with its id, in source order; nothing inside
+// the loop, nor the statement that holds it, is.
+TEST(InstrumentSetupTest, StatementsBeforeTheLoopAreMarkedNoneInside) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-setup", Dir));
+  std::string Source = (Dir + "/project/train.cpp").str();
+  llvm::sys::fs::create_directories(Dir + "/project");
+  const char *Code = R"cpp(#include <torch/torch.h>
+#define NOTHING()
+int main() {
+  auto data = torch::randn({100, 4});
+  torch::nn::Linear fc(4, 4);
+  NOTHING();
+  torch::optim::SGD opt(fc->parameters(), 0.1);
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    auto noise = torch::ones({10, 4});
+    for (int i = 0; i < 10; ++i) {
+      auto x = torch::randn({10, 4});
+      opt.zero_grad();
+      fc->forward(x + noise).mean().backward();
+      opt.step();
+    }
+  }
+}
+)cpp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Source, EC);
+    Out << Code;
+  }
+  auto Model = analyzeCode(
+      Code, {"-std=c++17", "-isystem", SKYLINE_TEST_INPUTS "/mock"}, Source);
+  ASSERT_TRUE(bool(Model)) << llvm::toString(Model.takeError());
+  auto Program = instrumentProgram(*Model, (Dir + "/work").str());
+  ASSERT_TRUE(bool(Program)) << llvm::toString(Program.takeError());
+  auto Mirror = llvm::MemoryBuffer::getFile(Program->Sources[0]);
+  ASSERT_TRUE(bool(Mirror));
+  llvm::StringRef Text = (*Mirror)->getBuffer();
+  EXPECT_NE(Text.find("\n  skyline::rt::setup_statement(0); auto data = "
+                      "torch::randn({100, 4});\n  "
+                      "skyline::rt::setup_statement(1); torch::nn::Linear "
+                      "fc(4, 4);\n  NOTHING();\n  "
+                      "skyline::rt::setup_statement(2); torch::optim::SGD "
+                      "opt(fc->parameters(), 0.1); "
+                      "skyline::rt::track_optimizer(opt);\n  for (int epoch"),
+            llvm::StringRef::npos)
+      << Text.str();
+  EXPECT_NE(Text.find("\n    skyline::rt::setup_statement(3); auto noise = "
+                      "torch::ones({10, 4});\n    { "
+                      "skyline::rt::loop_begin(); for (int i = 0;"),
+            llvm::StringRef::npos)
+      << Text.str();
+  EXPECT_EQ(Text.count("setup_statement("), 4u) << "none inside the loop";
+  ASSERT_EQ(Program->SetupStatements.size(), 4u);
+  const SetupEntry &Data = Program->SetupStatements[0];
+  EXPECT_EQ(Data.Id, 0);
+  EXPECT_EQ(Data.File, Source);
+  EXPECT_EQ(Data.Line, 4u);
+  EXPECT_EQ(Data.Text, "auto data = torch::randn({100, 4});");
+  EXPECT_EQ(Program->SetupStatements[3].Line, 9u);
+  EXPECT_EQ(Program->SetupStatements[3].Text,
+            "auto noise = torch::ones({10, 4});");
+  // The table the report names the statements from.
+  auto Table = llvm::MemoryBuffer::getFile(Dir + "/work/scopes.yaml");
+  ASSERT_TRUE(bool(Table));
+  EXPECT_NE((*Table)->getBuffer().find(
+                "  - {id: 0, file: " + Source +
+                ", line: 4, text: \"auto data = torch::randn({100, 4});\"}"),
+            llvm::StringRef::npos)
+      << (*Table)->getBuffer().str();
+  std::string Compile =
+      "clang++-19 -fsyntax-only -std=c++17 -isystem " SKYLINE_TEST_INPUTS
+      "/mock -I " SKYLINE_INCLUDE_DIR " -include skyline/runtime/Runtime.h " +
+      Program->Sources[0];
+  EXPECT_EQ(std::system(Compile.c_str()), 0) << Compile;
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+// A loop in a function template (MNIST's train()): the statements before
+// each call of it, in its caller, are marked too, the dataset's among them.
+TEST(InstrumentSetupTest, StatementsBeforeTheCallOfTheLoopsFunction) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("skyline-setup", Dir));
+  std::string Source = (Dir + "/project/train.cpp").str();
+  llvm::sys::fs::create_directories(Dir + "/project");
+  const char *Code = R"cpp(#include <torch/torch.h>
+template <typename Model>
+void train(Model &fc, torch::optim::SGD &opt, const torch::Tensor &data) {
+  int seen = 0;
+  for (int i = 0; i < 10; ++i) {
+    opt.zero_grad();
+    fc->forward(data).mean().backward();
+    opt.step();
+  }
+}
+int main() {
+  auto data = torch::randn({100, 4});
+  torch::nn::Linear fc(4, 4);
+  torch::optim::SGD opt(fc->parameters(), 0.1);
+  for (int epoch = 0; epoch < 2; ++epoch)
+    train(fc, opt, data);
+}
+)cpp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream Out(Source, EC);
+    Out << Code;
+  }
+  auto Model = analyzeCode(
+      Code, {"-std=c++17", "-isystem", SKYLINE_TEST_INPUTS "/mock"}, Source);
+  ASSERT_TRUE(bool(Model)) << llvm::toString(Model.takeError());
+  auto Program = instrumentProgram(*Model, (Dir + "/work").str());
+  ASSERT_TRUE(bool(Program)) << llvm::toString(Program.takeError());
+  auto Mirror = llvm::MemoryBuffer::getFile(Program->Sources[0]);
+  ASSERT_TRUE(bool(Mirror));
+  llvm::StringRef Text = (*Mirror)->getBuffer();
+  EXPECT_NE(Text.find("\n  skyline::rt::setup_statement(0); auto data = "
+                      "torch::randn({100, 4});\n  "
+                      "skyline::rt::setup_statement(1); torch::nn::Linear "
+                      "fc(4, 4);\n  skyline::rt::setup_statement(2); "
+                      "torch::optim::SGD opt("),
+            llvm::StringRef::npos)
+      << Text.str();
+  EXPECT_NE(Text.find("\n  skyline::rt::setup_statement(3); int seen = 0;\n  "
+                      "{ skyline::rt::loop_begin(); for (int i = 0;"),
+            llvm::StringRef::npos)
+      << Text.str();
+  EXPECT_EQ(Text.count("setup_statement("), 4u)
+      << "none in the loop, none at the call" << Text.str();
+  ASSERT_EQ(Program->SetupStatements.size(), 4u);
+  EXPECT_EQ(Program->SetupStatements[0].Line, 12u);
+  EXPECT_EQ(Program->SetupStatements[0].Text,
+            "auto data = torch::randn({100, 4});");
+  std::string Compile =
+      "clang++-19 -fsyntax-only -std=c++17 -isystem " SKYLINE_TEST_INPUTS
+      "/mock -I " SKYLINE_INCLUDE_DIR " -include skyline/runtime/Runtime.h " +
+      Program->Sources[0];
+  EXPECT_EQ(std::system(Compile.c_str()), 0) << Compile;
+  llvm::sys::fs::remove_directories(Dir);
+}
+
 TEST(InstrumentListInitTest, BracesGetTheRunsValueCastToTheirType) {
   // `int batch_size{40}` and `Config{.epochs = 2, .batch_size = 48}` for an
   // int member: the run-time value is an int64_t, which braces refuse to

@@ -50,6 +50,9 @@ ProgramModel sampleModel() {
   Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5, 1000, 15});
   Loop.StepCalls.push_back({"/src/train.cpp", 45, 5, 1020, 16});
   Loop.StepCalls.push_back({"/src/train.cpp", 46, 5, 1040, 19, "*opt_"});
+  Loop.SetupStatements.push_back(
+      {{"/src/train.cpp", 31, 3, 700, 58},
+       "auto dataset = torch::data::datasets::MNIST(kDataRoot)"});
   Model.TrainingLoops.push_back(Loop);
   Model.Warnings.push_back("a warning");
   Model.Files = {"/src/net.h", "/src/train.cpp"};
@@ -78,6 +81,13 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[0].Optimizer, "");
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[1].Optimizer, "*opt_");
+  ASSERT_EQ(Read->TrainingLoops[0].SetupStatements.size(), 1u);
+  const SetupStatement &Setup = Read->TrainingLoops[0].SetupStatements[0];
+  EXPECT_EQ(Setup.Text,
+            "auto dataset = torch::data::datasets::MNIST(kDataRoot)");
+  EXPECT_EQ(Setup.At.Line, 31u);
+  EXPECT_EQ(Setup.At.Offset, 700u);
+  EXPECT_EQ(Setup.At.Length, 58u);
   EXPECT_EQ(Read->FileSha256, Model.FileSha256);
 }
 

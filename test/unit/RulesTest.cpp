@@ -236,6 +236,32 @@ TEST(RulesTest, MemoryBreakdownNoteAddsThePerSampleCost) {
       "each sample adds 9.77 KiB");
 }
 
+// Where the statements before the loop were told apart, the note names the
+// one that made the most and says what the untracked rest can be.
+TEST(RulesTest, MemoryBreakdownNoteNamesWhatWasMadeBeforeTraining) {
+  Fixture F(16);
+  for (MeasuredRun &Run : F.Measured.Runs) {
+    Run.Memory = {{MemoryKind::Weights, 200000},
+                  {MemoryKind::Gradients, 200000},
+                  {MemoryKind::Activations, 10000 * Run.BatchSize},
+                  {MemoryKind::Setup, 500000},
+                  {MemoryKind::Untracked, 100000}};
+    Run.SetupStatements = {
+        {0, "/src/train.cpp", "auto dataset = load(kRoot);", 7, 480000},
+        {2, "/src/train.cpp", "std::vector<float> cache(5000);", 9, 20000}};
+  }
+  std::vector<Finding> All = F.run();
+  auto Found = byRule(All, "skyline-memory-breakdown");
+  ASSERT_EQ(Found.size(), 1u);
+  EXPECT_EQ(Found[0]->Message,
+            "peak memory at batch size 16 is 1.11 MiB: weights 195 KiB, "
+            "gradients 195 KiB, activations 156 KiB, setup 488 KiB, untracked "
+            "97.7 KiB; made before training and held at the peak: 469 KiB by "
+            "/src/train.cpp:7 'auto dataset = load(kRoot);', 19.5 KiB by "
+            "/src/train.cpp:9 'std::vector<float> cache(5000);'; each sample "
+            "adds 9.77 KiB");
+}
+
 TEST(RulesTest, MallocThresholdsWarnWhenGlibcsOwnAreMarkedlySlower) {
   Fixture F(16);
   F.Measured.GlibcTunables = "glibc.malloc.mmap_threshold=33554432";

@@ -47,7 +47,12 @@ SavedReport sample() {
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.OtherWorkCores = Size == 32 ? 0.6349 : -1;
     Run.Memory = {{MemoryKind::Weights, 4198400},
-                  {MemoryKind::Activations, 5000 * Size}};
+                  {MemoryKind::Activations, 5000 * Size},
+                  {MemoryKind::Setup, 188160000},
+                  {MemoryKind::Untracked, 4096}};
+    Run.SetupStatements = {{0, "/src/train.cpp",
+                            "auto dataset = load_mnist(kDataRoot);", 7,
+                            188160000}};
     Run.TimeSplitMs = {{TimePart::Data, 0.5}, {TimePart::Forward, 1.0}};
     Run.PeakBytesByPhase = {{Phase::Construction, 4198400}};
     Run.Layers.push_back({3, "fc", "torch::nn::Linear", "/src/train.cpp", 9,
@@ -116,6 +121,19 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_EQ(Layer.ActivationBytes, 4096 * 32);
   EXPECT_EQ(Layer.WeightBytes, 4198400);
   EXPECT_EQ(M.Runs[0].Memory, Written.Measured.Runs[0].Memory);
+  // The setup kind by statement, with the statement's line and text.
+  ASSERT_EQ(M.Runs[0].SetupStatements.size(), 1u);
+  const SetupMeasure &Setup = M.Runs[0].SetupStatements[0];
+  EXPECT_EQ(Setup.Statement, 0);
+  EXPECT_EQ(Setup.File, "/src/train.cpp");
+  EXPECT_EQ(Setup.Line, 7u);
+  EXPECT_EQ(Setup.Text, "auto dataset = load_mnist(kDataRoot);");
+  EXPECT_EQ(Setup.Bytes, 188160000);
+  EXPECT_THAT(Text, HasSubstr("setup_statements:\n      - {file: "
+                              "/src/train.cpp, line: 7, text: auto dataset = "
+                              "load_mnist(kDataRoot);, bytes: 188160000, "
+                              "statement: 0}\n"));
+  EXPECT_TRUE(M.Runs[2].SetupStatements.empty());
   // What the Model stage concluded is in the file for other readers.
   for (const char *Key :
        {"\nfits:", "  iteration_ms:", "r_squared: 1",
@@ -144,6 +162,38 @@ TEST(RunReportTest, TableSaysHowFarApartTheTimingRunsWere) {
   Text.clear();
   printRunTable(Report.Measured, 32, OS);
   EXPECT_THAT(Text, ::testing::Not(HasSubstr("fastest of 1")));
+}
+
+// Under the kinds, the setup kind by statement: bytes, file:line, text.
+TEST(RunReportTest, TableNamesWhatWasMadeBeforeTraining) {
+  SavedReport Report = sample();
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printRunTable(Report.Measured, 32, OS);
+  EXPECT_THAT(Text, HasSubstr("peak memory at batch size 32: weights 4.00 MiB "
+                              "activations 156 KiB setup 179 MiB untracked "
+                              "4.00 KiB\nmade before training and held at the "
+                              "peak: 179 MiB by /src/train.cpp:7 'auto dataset "
+                              "= load_mnist(kDataRoot);'\n"));
+  Report.Measured.Runs[0].SetupStatements.clear();
+  Text.clear();
+  printRunTable(Report.Measured, 32, OS);
+  EXPECT_THAT(Text, ::testing::Not(HasSubstr("made before training")));
+}
+
+// The driver names each row from the instrumented copy's table; a row the
+// table does not know is dropped.
+TEST(RunReportTest, SetupStatementsAreNamedFromTheTable) {
+  Measurement M;
+  MeasuredRun Run;
+  Run.SetupStatements = {{1, "", "", 0, 500}, {7, "", "", 0, 20}};
+  M.Runs.push_back(Run);
+  nameSetupStatements(M, {{0, "/src/a.cpp", 3, "int a;"},
+                          {1, "/src/a.cpp", 4, "auto data = load();"}});
+  ASSERT_EQ(M.Runs[0].SetupStatements.size(), 1u);
+  EXPECT_EQ(M.Runs[0].SetupStatements[0].Line, 4u);
+  EXPECT_EQ(M.Runs[0].SetupStatements[0].Text, "auto data = load();");
+  EXPECT_EQ(M.Runs[0].SetupStatements[0].Bytes, 500);
 }
 
 TEST(RunReportTest, PredictionsSayWhereTheDataEnds) {
@@ -284,6 +334,8 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
   // 0.0736 ms at 32 and 64 (0.064 + 0.0002 b ms), 0.0656 ms at 8.
   for (MeasuredRun &Run : Report.Measured.Runs) {
     Run.IterationMs.Median = 0.064 + 0.0002 * double(Run.BatchSize);
+    Run.TimingRunMedians = {Run.IterationMs.Median};
+  }
   Model = analyze(Report.Measured, 32, ModelOptions());
   Text.clear();
   printWhatIf(Model, 8, OS);
@@ -292,5 +344,3 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
 
 } // namespace
 } // namespace skyline
-    Run.TimingRunMedians = {Run.IterationMs.Median};
-  }

@@ -97,6 +97,40 @@ TEST_F(RuntimeMemoryTest, ForwardAllocationsAreCountedPerScope) {
       << "the peak's snapshot stays";
 }
 
+// Construction-phase allocations belong to the setup statement running
+// then (on every thread), to the byte; other phases' to none.
+TEST_F(RuntimeMemoryTest, ConstructionAllocationsBelongToTheirSetupStatement) {
+  Tracker->setPhase(Phase::Construction);
+  Tracker->resetPeak();
+  SetupBytes Start = Tracker->peakBySetupStatement();
+  MemoryTracker::setSetupStatement(1);
+  torch::Tensor Dataset = torch::ones({1000, 1000});
+  MemoryTracker::setSetupStatement(-1);
+  torch::Tensor Outside = torch::ones({1000});
+  EXPECT_EQ(Tracker->peakBySetupStatement()[1] - Start[1], 4000000);
+  const c10::DataPtr &Data = Dataset.storage().data_ptr();
+  const AllocationTag *Tag =
+      MemoryTracker::tagOf(Data.get(), Data.get_deleter());
+  ASSERT_TRUE(Tag);
+  EXPECT_EQ(Tag->SetupSlot, 1);
+  const c10::DataPtr &Other = Outside.storage().data_ptr();
+  ASSERT_TRUE(MemoryTracker::tagOf(Other.get(), Other.get_deleter()));
+  EXPECT_EQ(MemoryTracker::tagOf(Other.get(), Other.get_deleter())->SetupSlot,
+            -1);
+
+  MemoryTracker::setSetupStatement(2);
+  Tracker->setPhase(Phase::Forward);
+  torch::Tensor InTraining = torch::ones({1000, 1000});
+  Tracker->setPhase(Phase::Construction);
+  MemoryTracker::setSetupStatement(-1);
+  EXPECT_EQ(Tracker->peakBySetupStatement()[2] - Start[2], 0)
+      << "a setup statement holds construction's bytes only";
+  Dataset = torch::Tensor();
+  Tracker->resetPeak();
+  EXPECT_EQ(Tracker->peakBySetupStatement()[1] - Start[1], 0)
+      << "freed: no longer held";
+}
+
 TEST(RuntimeScopeTest, TheCalleesModuleWhateverHoldsIt) {
   using skyline::rt::detail::moduleOf;
   torch::nn::Linear Holder(2, 2);

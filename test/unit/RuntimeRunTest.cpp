@@ -84,8 +84,9 @@ TEST(RuntimeRunTest, BreakdownToTheByteAndAddsUp) {
   EXPECT_EQ(memory(R.Result, "data"), 64 * 256 * 4) << R.Result;
   EXPECT_GE(memory(R.Result, "activations"), 64 * 256 * 4) << R.Result;
   long long Sum = 0;
-  for (const char *Kind : {"weights", "gradients", "optimizer_state",
-                           "activations", "data", "temporaries", "untracked"})
+  for (const char *Kind :
+       {"weights", "gradients", "optimizer_state", "activations", "data",
+        "temporaries", "setup", "untracked"})
     Sum += memory(R.Result, Kind);
   EXPECT_EQ(Sum, field(R.Result, "peak_bytes")) << R.Result;
 
@@ -106,6 +107,33 @@ TEST(RuntimeRunTest, BreakdownToTheByteAndAddsUp) {
   EXPECT_GT(std::stod(Split[2]), 0.0) << "forward";
   EXPECT_GT(std::stod(Split[3]), 0.0) << "backward";
   EXPECT_GT(std::stod(Split[4]), 0.0) << "optimizer";
+}
+
+// What the statements before the loop made is theirs, to the byte: the
+// dataset's 1000 x 1000 floats are statement 0's; the model's statement
+// made only weights, which stay the weights kind (not counted twice), and
+// the optimizer's made nothing that lasts.
+TEST(RuntimeRunTest, SetupStatementsHoldWhatTheyMadeBeforeTraining) {
+  ProgramRun R = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=32 SKYLINE_ITERATIONS=3", "setup");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_NE(R.Result.find("setup_statements:\n  - {statement: 0, bytes: "
+                          "4000000}\n"
+                          "time_split_ms:"),
+            std::string::npos)
+      << R.Result;
+  EXPECT_EQ(memory(R.Result, "setup"), 4000000) << R.Result;
+  EXPECT_EQ(memory(R.Result, "weights"), (256 * 256 + 256) * 4) << R.Result;
+  // Untracked keeps what no statement made: construction's rest.
+  EXPECT_EQ(memory(R.Result, "untracked"),
+            field(R.Result, "  construction") - 4000000 - (256 * 256 + 256) * 4)
+      << R.Result;
+  long long Sum = 0;
+  for (const char *Kind :
+       {"weights", "gradients", "optimizer_state", "activations", "data",
+        "temporaries", "setup", "untracked"})
+    Sum += memory(R.Result, Kind);
+  EXPECT_EQ(Sum, field(R.Result, "peak_bytes")) << R.Result;
 }
 
 TEST(RuntimeRunTest, PeakGrowsWithTheBatchSize) {

@@ -36,10 +36,16 @@ constexpr int MaxScopes = 4096;
 constexpr int UnscopedSlot = MaxScopes;
 using ScopeBytes = std::array<int64_t, MaxScopes + 1>;
 
+/// Setup statement ids (the statements before the training loop) run from 0
+/// to MaxSetupStatements - 1 (RunFormat.h).
+using SetupBytes = std::array<int64_t, MaxSetupStatements>;
+
 /// What an allocation is tagged with: the phase it was made in and, for a
-/// forward-phase one, its scope slot (else -1).
+/// forward-phase one, its scope slot (else -1); for a construction-phase
+/// one, the setup statement running then (else -1).
 struct AllocationTag {
   int32_t ScopeSlot = -1;
+  int16_t SetupSlot = -1;
   uint8_t Phase = 0;
 };
 
@@ -55,6 +61,9 @@ public:
   static void setPhase(Phase P);
   static Phase phase();
   static void setThreadScope(int ScopeId);
+  /// The setup statement running now (-1: none), on every thread: what
+  /// construction-phase allocations are tagged with.
+  static void setSetupStatement(int StatementId);
 
   /// The tag of an allocation the calling thread makes now.
   AllocationTag tagNow();
@@ -71,6 +80,8 @@ public:
   /// Forward-phase bytes per scope slot, now and at the last peak.
   ScopeBytes liveForwardByScope() const;
   ScopeBytes peakForwardByScope() const;
+  /// Construction-phase bytes per setup statement at the last peak.
+  SetupBytes peakBySetupStatement() const;
   /// Starts a new peak from the live bytes (after warm-up).
   void resetPeak();
 
@@ -86,6 +97,9 @@ private:
   std::array<std::atomic<int64_t>, MaxScopes + 1> PeakPerScope{};
   /// One past the highest scope slot used: a peak snapshot copies no more.
   std::atomic<int> ScopeSlotsUsed{0};
+  std::array<std::atomic<int64_t>, MaxSetupStatements> LivePerSetup{};
+  std::array<std::atomic<int64_t>, MaxSetupStatements> PeakPerSetup{};
+  std::atomic<int> SetupSlotsUsed{0};
 };
 
 /// The CPU allocator wrapper; its counts are the CPU's tagged bytes.
@@ -106,6 +120,11 @@ public:
     return &MemoryTracker::release;
   }
   void copy_data(void *Dest, const void *Src, std::size_t Count) const override;
+
+  /// The tag of a block this tracker allocated (Data is its data pointer,
+  /// Deleter its deleter); null for any other block.
+  static const AllocationTag *tagOf(const void *Data,
+                                    c10::DeleterFnPtr Deleter);
 
   /// 0 means no budget.
   void setBudget(int64_t Bytes, OutOfMemoryHandler Handler);

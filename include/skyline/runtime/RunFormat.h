@@ -71,9 +71,16 @@ enum class MemoryKind : uint8_t {
   Activations,
   Data,
   Temporaries,
-  Untracked, // made before training and no module's or optimizer's
+  /// Made before training by a statement before the loop (a dataset held in
+  /// memory), not weights; setup_statements says which.
+  Setup,
+  Untracked, // made before training, no such statement's, no weights
 };
-constexpr size_t NumMemoryKinds = 7;
+constexpr size_t NumMemoryKinds = 8;
+
+/// Statements before the training loop the runs tell apart (the ids the
+/// instrumented copy gives them run from 0 to this less one).
+constexpr int MaxSetupStatements = 1024;
 
 enum class DeviceType : uint8_t { CPU, CUDA };
 
@@ -108,7 +115,7 @@ template <> struct EnumNames<TimePart> {
 template <> struct EnumNames<MemoryKind> {
   static constexpr const char *Names[] = {
       "weights", "gradients",   "optimizer_state", "activations",
-      "data",    "temporaries", "untracked"};
+      "data",    "temporaries", "setup",           "untracked"};
   static constexpr MemoryKind Last = MemoryKind::Untracked;
 };
 template <> struct EnumNames<DeviceType> {
@@ -210,6 +217,11 @@ inline constexpr char GpuMs[] = "gpu_ms";
 inline constexpr char Gpu[] = "gpu"; // a CUDA run's device memory and CUPTI
 inline constexpr char MemoryCapacityBytes[] = "memory_capacity_bytes";
 inline constexpr char GpuMsSource[] = "gpu_ms_source"; // GpuTimeSource
+/// The setup kind by statement: [{statement, bytes}] (the report adds file,
+/// line and text).
+inline constexpr char SetupStatements[] = "setup_statements";
+inline constexpr char Statement[] = "statement";
+inline constexpr char Bytes[] = "bytes";
 } // namespace key
 
 } // namespace skyline::rt

@@ -92,8 +92,11 @@ struct RunResult {
   /// The peak by kind; the kinds add up to PeakBytes.
   struct Breakdown {
     int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0,
-            Data = 0, Temporaries = 0, Untracked = 0;
+            Data = 0, Temporaries = 0, Setup = 0, Untracked = 0;
   } Memory;
+  /// The setup kind by statement (id, bytes at the peak), most first: the
+  /// construction bytes each statement before the loop made, less weights.
+  std::vector<std::pair<int, int64_t>> SetupStatements;
   /// Mean ms per measured iteration spent in each phase (construction: 0).
   std::array<double, NumPhases> TimeSplitMs{};
   /// One module-call scope's share of a measured iteration; ScopeId -1 is
@@ -143,10 +146,12 @@ struct RunResult {
 /// Splits the peak's phases into kinds, given the bytes of the weights (the
 /// modules' parameters and buffers, the optimizers' parameters) and of the
 /// optimizers' gradients and state: weights were made in construction,
-/// gradients and optimizer state in backward and step; the rest of each
-/// phase is what it says.
+/// gradients and optimizer state in backward and step; Setup of
+/// construction's bytes were made by the statements before the loop beyond
+/// their weights; the rest of each phase is what it says.
 RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
-                               int64_t Gradients, int64_t OptimizerState);
+                               int64_t Gradients, int64_t OptimizerState,
+                               int64_t Setup = 0);
 
 /// Writes R as YAML to Path (through a temporary file); false on failure.
 bool writeRunResult(const RunResult &R, const std::string &Path);

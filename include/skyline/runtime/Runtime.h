@@ -66,6 +66,11 @@ Dataset &&observe_dataset(Dataset &&Data, bool Training = true) {
   return std::forward<Dataset>(Data);
 }
 
+/// Marks the start of a statement before the training loop (its id in the
+/// instrumented copy's table): what it allocates, and still holds at the
+/// peak, is reported by its line. The training loop's start ends the last.
+void setup_statement(int StatementId) noexcept;
+
 /// Marks a start of the training loop itself (an epoch's). The iteration
 /// that spans it holds the last, often smaller, batch of an epoch and what
 /// the program does between epochs: it is left out of the iteration time.

@@ -47,10 +47,15 @@ public:
       }
     }
     // The largest kind being none of the training's own is a question the
-    // note should answer (a MNIST held in memory is 180 MiB of it).
+    // note should answer (a MNIST held in memory is 180 MiB of it). Where
+    // the statements before the loop were told apart, a dataset is theirs.
     if (Largest == MemoryKind::Untracked)
-      Kinds += " (made before training and no model's or optimizer's: a "
-               "dataset held in memory, LibTorch's own)";
+      Kinds += Run->SetupStatements.empty()
+                   ? " (made before training and no model's or optimizer's: "
+                     "a dataset held in memory, LibTorch's own)"
+                   : " (made before training by no statement before the "
+                     "loop: static initialisers, LibTorch's own)";
+    Kinds += madeBeforeTraining(*Run);
     Finding F;
     F.Rule = std::string(id());
     F.Level = DiagLevel::Note;
@@ -69,6 +74,26 @@ public:
   }
 
 private:
+  /// The setup kind by statement, the largest three: what the program made
+  /// before training (a dataset, a cache) and still held, by its line.
+  static std::string madeBeforeTraining(const MeasuredRun &Run) {
+    if (Run.SetupStatements.empty())
+      return "";
+    std::string Text = "; made before training and held at the peak:";
+    for (size_t I = 0; I < Run.SetupStatements.size() && I < 3; ++I) {
+      const SetupMeasure &Setup = Run.SetupStatements[I];
+      Text += llvm::formatv("{0} {1} by {2}:{3} '{4}'", I ? "," : "",
+                            formatBytes(Setup.Bytes), Setup.File, Setup.Line,
+                            Setup.Text)
+                  .str();
+    }
+    if (Run.SetupStatements.size() > 3)
+      Text += llvm::formatv(" and {0} more statements",
+                            Run.SetupStatements.size() - 3)
+                  .str();
+    return Text;
+  }
+
   static std::string readable(MemoryKind Kind) {
     return Kind == MemoryKind::OptimizerState ? "optimizer state"
                                               : nameOf(Kind);

@@ -12,7 +12,11 @@
 // loop_begin() as the instrumenter marks a training loop; an epoch's last
 // step is a quarter batch and each epoch ends with 60 ms of other work (an
 // evaluation), so the step across an epoch's end is the odd one out. With
-// `every-step-a-loop`: loop_begin() before every step.
+// `every-step-a-loop`: loop_begin() before every step. With `setup`: the
+// statements before the loop marked as the instrumenter marks them: a
+// "dataset" of 1000 x 1000 floats (statement 0, 4,000,000 bytes), the model
+// (statement 1: its weights only) and the optimizer (statement 2, SGD
+// without momentum: no state), then the loop, whose start ends statement 2.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -123,6 +127,27 @@ int trainEpochs() {
   return 0;
 }
 
+int trainWithSetup() {
+  skyline::rt::setup_statement(0);
+  torch::Tensor dataset = torch::ones({1000, 1000});
+  skyline::rt::setup_statement(1);
+  torch::nn::Linear model(256, 256);
+  skyline::rt::setup_statement(2);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  skyline::rt::track_optimizer(optimizer);
+  skyline::rt::loop_begin();
+  for (int step = 0; step < 40; ++step) {
+    skyline::rt::iteration_begin();
+    auto x = dataset.narrow(0, 0, kBatchSize).narrow(1, 0, 256);
+    optimizer.zero_grad();
+    model->forward(x).pow(2).mean().backward();
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer.step(); });
+  }
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -141,6 +166,11 @@ int main(int argc, char **argv) {
     trainEpochs();
     std::printf("trained 3 epochs\n");
     return 0;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "setup") == 0) {
+    trainWithSetup();
+    std::printf("loop ended\n");
+    return 3;
   }
   bool Layers = argc > 1 && std::strcmp(argv[1], "layers") == 0;
   Layers ? trainLayers() : trainSequential(40);
