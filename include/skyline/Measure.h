@@ -157,7 +157,16 @@ struct SweepState {
   /// The largest size whose data still lasts the runs' warm-up and two
   /// measured iterations (dataLimit); 0: none known.
   int64_t DataLimit = 0;
+  /// The size the model would suggest from the sizes measured so far
+  /// (Analysis::ChosenBatchSize); 0: none. At the capacity the sweep
+  /// measures it when no measured size is within DecisionNearness of it:
+  /// there the suggestion rests on interpolation alone.
+  int64_t DecisionBatchSize = 0;
 };
+
+/// A size within this ratio of a measured one is measured enough for the
+/// decision: the interval there is close to the measured size's.
+inline constexpr double DecisionNearness = 1.10;
 
 /// How far a size's first timing run got: the loop body starts it reached
 /// (warm-up included), and whether its program returned first.
@@ -185,11 +194,13 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// the runs left but RunsForBends, so that the model interpolates up to the
 /// capacity; no further than a run's predicted time allows (never less than
 /// a doubling). At the capacity, the runs left go where the time line
-/// bends (a cache the activations outgrow makes a sample dearer): of the
-/// segments next to a measured size where the slope changes by more than
-/// MinTimeChange, or where one falls (noise no straight line can be told
-/// from) or only one is flat, the one spanning the largest ratio, at its
-/// geometric middle (the smaller sizes' of two within 5%). Never past
+/// bends (a cache the activations outgrow makes a sample dearer): first the
+/// size the model would suggest (DecisionBatchSize) where no measured size
+/// is near it, so that the decision is measured, not interpolated; then, of
+/// the segments next to a measured size where the slope changes by more
+/// than MinTimeChange, or where one falls (noise no straight line can be
+/// told from) or only one is flat, the one spanning the largest ratio, at
+/// its geometric middle (the smaller sizes' of two within 5%). Never past
 /// DataLimit: at it, or where the time bends once the sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 

@@ -146,6 +146,9 @@ struct Analysis {
   /// not): the suggestion is at most half of it, two batches an epoch.
   int64_t DatasetSamples = 0;
   std::optional<Prediction> Current;
+  /// The size the knee search chose, offered or not (its gain may be too
+  /// small or not sure): where the sweep measures next to settle it.
+  std::optional<int64_t> ChosenBatchSize;
   std::optional<Suggestion> Suggested;
   std::string NoSuggestionReason; // set when Suggested is not
   /// Sizes worth showing: the measured ones, the current, the suggested,

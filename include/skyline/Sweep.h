@@ -166,6 +166,7 @@ private:
   void stayBelow(int64_t Size);
   int64_t nextSize(unsigned Index) const;
   int64_t wholeBatchSize(int64_t Next) const;
+  int64_t decisionBatchSize() const;
 
   // The repeated timing runs.
   void repeatTimingRuns();

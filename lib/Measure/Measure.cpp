@@ -132,6 +132,22 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup) {
 
 namespace {
 
+/// At the capacity (or the data's limit): the size the model would suggest
+/// where no measured size is near it, else where the time bends.
+int64_t atTheCapacity(const SweepState &State,
+                      llvm::ArrayRef<SweepPoint> Fitted) {
+  int64_t Decision = State.DecisionBatchSize;
+  bool Near = llvm::any_of(Fitted, [&](const SweepPoint &Point) {
+    double Ratio = double(Decision) / double(Point.BatchSize);
+    return Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
+  });
+  bool Allowed = (!State.DataLimit || Decision <= State.DataLimit) &&
+                 (!State.FirstOutOfMemory || Decision < *State.FirstOutOfMemory);
+  if (Decision > 0 && !Near && Allowed)
+    return Decision;
+  return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
+}
+
 /// Fitted: State.Fitted by batch size.
 int64_t nextBatchSizeForTheCapacity(const SweepState &State,
                                     llvm::ArrayRef<SweepPoint> Fitted) {
@@ -155,7 +171,7 @@ int64_t nextBatchSizeForTheCapacity(const SweepState &State,
       std::floor(double(State.TargetBytes - Last.PeakBytes) / BytesPerSample);
   // Within 5% of the capacity: the runs left go where the time bends.
   if (Target <= double(LastFit) * 1.05)
-    return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
+    return atTheCapacity(State, Fitted);
   Target = std::min(Target, double(int64_t(1) << 40));
   unsigned Steps = State.RunsLeft > State.RunsForBends
                        ? State.RunsLeft - State.RunsForBends
@@ -192,7 +208,7 @@ int64_t nextBatchSize(const SweepState &State) {
   // far as the data lasts, then where the time bends.
   if (double(State.DataLimit) > double(Fitted.back().BatchSize) * 1.05)
     return State.DataLimit;
-  return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
+  return atTheCapacity(State, Fitted);
 }
 
 int64_t nearestWholeBatchSize(int64_t Next, int64_t Samples,

@@ -2,6 +2,7 @@
 
 #include "skyline/Sweep.h"
 
+#include "skyline/Model.h"
 #include "skyline/OtherWork.h"
 
 #include "llvm/Support/Format.h"
@@ -463,9 +464,11 @@ void Sweep::stayBelow(int64_t Size) {
 
 /// The size after the Index-th: 0 when the sweep has converged.
 int64_t Sweep::nextSize(unsigned Index) const {
-  int64_t Next =
-      nextBatchSize(sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes,
-                               Options, Options.MaxRuns - Index - 1, spent()));
+  SweepState State =
+      sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes, Options,
+                 Options.MaxRuns - Index - 1, spent());
+  State.DecisionBatchSize = decisionBatchSize();
+  int64_t Next = nextBatchSize(State);
   if (Options.WholeBatchesOnly)
     Next = wholeBatchSize(Next);
   bool Measured = llvm::any_of(
@@ -473,6 +476,16 @@ int64_t Sweep::nextSize(unsigned Index) const {
   if (Next <= 0 || Measured || (FirstTooLarge && Next >= *FirstTooLarge))
     return 0;
   return Next;
+}
+
+/// The size the model would suggest from the runs so far, with the
+/// defaults of the options the sweep does not know (--round-to,
+/// --throughput-slack): where the decision lies. 0: none.
+int64_t Sweep::decisionBatchSize() const {
+  ModelOptions Model;
+  Model.MemoryMargin = Options.MemoryMargin;
+  Model.WholeBatchesOnly = Options.WholeBatchesOnly;
+  return analyze(Result, DeclaredBatchSize, Model).ChosenBatchSize.value_or(0);
 }
 
 /// The divisor of the dataset nearest Next: a size that does not divide the

@@ -545,6 +545,7 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
   }
   int64_t Cap = suggestionCap(A, *A.MaxBatchSize);
   std::optional<int64_t> Chosen = chooseBatchSize(A, Cap, Options);
+  A.ChosenBatchSize = Chosen;
   std::optional<Prediction> At;
   if (Chosen)
     At = predictAt(A, *Chosen);

@@ -190,6 +190,31 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
   EXPECT_EQ(nextBatchSize(State), 0);
 }
 
+TEST(MeasureTest, AtTheCapacityTheDecisionIsMeasuredFirst) {
+  // The same mnist sweep: the model would suggest 2,400, between 1,170 and
+  // 10,695 and near neither: it is measured before any bend.
+  SweepState State;
+  State.Fitted = {{64, 227000000, 4.47},
+                  {128, 231000000, 8.2},
+                  {1170, 295000000, 110.4},
+                  {10695, 878000000, 1297.7}};
+  State.TargetBytes = 880000000;
+  State.RunsLeft = 2;
+  State.DecisionBatchSize = 2400;
+  EXPECT_EQ(nextBatchSize(State), 2400);
+  // Within 10% of a measured size (1,170 x 1.1 = 1,287) it is measured
+  // enough: the time's bends come next, as without a decision.
+  State.DecisionBatchSize = 1280;
+  EXPECT_EQ(nextBatchSize(State), 387);
+  // Never past a size that ran out of memory, nor past the data's limit.
+  State.DecisionBatchSize = 2400;
+  State.FirstOutOfMemory = 2400;
+  EXPECT_NE(nextBatchSize(State), 2400);
+  State.FirstOutOfMemory.reset();
+  State.DataLimit = 2000;
+  EXPECT_NE(nextBatchSize(State), 2400);
+}
+
 TEST(MeasureTest, ATimeThatFallsAsTheBatchGrowsIsABend) {
   // The transformer on a busy CI machine: 62.24 ms at 16, 20.12 ms at 32
   // (waits for a CPU, not the work), 1170.29 ms at 711, the capacity under

@@ -746,6 +746,8 @@ TEST(ModelTest, AGainThatMayBeNoiseIsNotSuggested) {
                 "but the 90% interval of the gain ("),
             std::string::npos)
       << A.NoSuggestionReason;
+  // The size the knee search chose stays known: the sweep measures it.
+  EXPECT_EQ(A.ChosenBatchSize, 152);
   EXPECT_NE(A.NoSuggestionReason.find(
                 "reaches below the min gain 5%: the runs vary too much to be "
                 "sure; measure on a quiet machine or with more --timing-runs"),
