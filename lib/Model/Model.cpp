@@ -263,8 +263,11 @@ namespace {
 
 /// The throughput's interval from the time's (a slower run, fewer samples).
 Interval throughputRange(int64_t BatchSize, Interval Ms) {
+  // A time interval down to 0 (far past the sizes measured) leaves the
+  // throughput without an upper bound.
   auto PerSecond = [&](double Time) {
-    return Time > 0 ? double(BatchSize) / (Time / 1000) : 0.0;
+    return Time > 0 ? double(BatchSize) / (Time / 1000)
+                    : std::numeric_limits<double>::infinity();
   };
   return {PerSecond(Ms.High), PerSecond(Ms.Low)};
 }

@@ -181,17 +181,26 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
 
 namespace {
 
+/// Past this an interval's end says nothing (an extrapolation far past the
+/// sizes measured): it is printed as unbounded.
+constexpr double UnboundedAbove = 1e15;
+
 /// "(6.20..7.40)": a 90% interval in a table or a line.
 std::string bracket(Interval Range, const char *Format) {
   char Low[32], High[32];
   std::snprintf(Low, sizeof(Low), Format, Range.Low);
   std::snprintf(High, sizeof(High), Format, Range.High);
-  return std::string("(") + Low + ".." + High + ")";
+  bool Unbounded = !(Range.High < UnboundedAbove);
+  return std::string("(") + Low + ".." + (Unbounded ? "unbounded" : High) +
+         ")";
 }
 
 std::string bracketBytes(Interval Range) {
-  return "(" + formatBytes(int64_t(Range.Low)) + ".." +
-         formatBytes(int64_t(Range.High)) + ")";
+  bool Unbounded = !(Range.High < UnboundedAbove);
+  return "(" + formatBytes(int64_t(std::max(0.0, Range.Low))) + ".." +
+         (Unbounded ? std::string("unbounded")
+                    : formatBytes(int64_t(Range.High))) +
+         ")";
 }
 
 } // namespace

@@ -23,6 +23,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -398,7 +399,8 @@ json::Object SarifWriter::result(const Finding &F) {
   if (F.OptionalFix)
     Properties["optionalFix"] = true;
   for (const auto &[Name, Value] : F.Figures)
-    Properties[Name] = Value;
+    if (std::isfinite(Value)) // JSON has no infinity: an unbounded end
+      Properties[Name] = Value;
   if (!Properties.empty())
     Result["properties"] = std::move(Properties);
   return Result;
