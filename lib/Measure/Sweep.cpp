@@ -190,16 +190,19 @@ std::optional<std::string> whyAnotherRun(const SizeRuns &Size,
                                          unsigned MinIterations) {
   if (measuredIterations(Size) < MinIterations)
     return std::string("few iterations a run");
-  if (TimingRuns >= 2 && !fastestIsConfirmed(Size))
-    return "no other run within " + agreementPercent() + " of the fastest";
   // Other work that held the CPUs during the kept run slowed it, and its
   // confirming run likely shared the spell: one more run may find the
-  // machine quiet.
+  // machine quiet. Said first: it is the likelier cause of runs that
+  // disagree, and the one the user can act on. One such run a size: on a
+  // machine busy throughout, more would only cost time.
   double Busy = Size.fastest().OtherWorkCores;
-  if (TimingRuns >= 2 && Busy >= BusyCoresLimit)
+  if (TimingRuns >= 2 && Busy >= BusyCoresLimit &&
+      Size.Timing.size() <= TimingRuns)
     return llvm::formatv("other work held {0:f1} cores during the fastest",
                          Busy)
         .str();
+  if (TimingRuns >= 2 && !fastestIsConfirmed(Size))
+    return "no other run within " + agreementPercent() + " of the fastest";
   return std::nullopt;
 }
 

@@ -1232,6 +1232,29 @@ TEST(MeasureTest, AFastestRunThatSharedTheCpusGetsAnotherRun) {
       << "the kept run was quiet";
 }
 
+TEST(MeasureTest, AMachineBusyThroughoutCostsOneMoreRunASize) {
+  ScriptedProgram Program("busy-throughout");
+  Program.Options.TimingRuns = 2;
+  // Every run agrees (2.0 ms) and every run shared the CPUs: one more run
+  // in case the machine turns quiet, then the size is kept, and the end
+  // of the sweep says its time includes waiting for a CPU.
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        MeasuredRun Run = measured(Request, Env, 5, false, 7);
+        Run.OtherWorkCores = 1.0;
+        return Program.finished(Request, Run);
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_FALSE(M->Runs.empty());
+  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 3u);
+  EXPECT_NE(Program.Progress.find("other work held the CPUs during the kept "
+                                  "runs at batch size 8 (1.0 of "),
+            std::string::npos)
+      << Program.Progress;
+}
+
 TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
   ScriptedProgram Program("never-confirmed");
   Program.Options.TimingRuns = 2;
