@@ -165,13 +165,8 @@ TEST(MeasureTest, SweepBacksOffAfterAnOutOfMemoryRun) {
   EXPECT_EQ(nextBatchSize(State), 0) << "converged: no size left between";
 }
 
-TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
-  // mnist on the 2-core machine: 0.058 ms a sample from 64 to 128, 0.098 to
-  // 1170, 0.125 to 10695 (the activations outgrow the caches). The slope
-  // changes at 128 (ln(0.098 / 0.058) = 0.52) and 1170 (0.24), both above
-  // ln(1.1); of the segments next to them 128..1170 and 1170..10695 span
-  // the most (9.14x each), and of the two the smaller sizes' gets its
-  // geometric middle, sqrt(128 x 1170).
+/// mnist's sweep on the 2-core machine, at the capacity with two runs left.
+SweepState mnistAtTheCapacity() {
   SweepState State;
   State.Fitted = {{64, 227000000, 4.47},
                   {128, 231000000, 8.2},
@@ -179,6 +174,17 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
                   {10695, 878000000, 1297.7}};
   State.TargetBytes = 880000000;
   State.RunsLeft = 2;
+  return State;
+}
+
+TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
+  // mnist on the 2-core machine: 0.058 ms a sample from 64 to 128, 0.098 to
+  // 1170, 0.125 to 10695 (the activations outgrow the caches). The slope
+  // changes at 128 (ln(0.098 / 0.058) = 0.52) and 1170 (0.24), both above
+  // ln(1.1); of the segments next to them 128..1170 and 1170..10695 span
+  // the most (9.14x each), and of the two the smaller sizes' gets its
+  // geometric middle, sqrt(128 x 1170).
+  SweepState State = mnistAtTheCapacity();
   EXPECT_EQ(nextBatchSize(State), 387);
   State.Fitted.push_back({387, 246000000, 25.5});
   // Slopes 0.058, 0.067, 0.108, 0.125: bends at 128, 387 and 1170; the
@@ -193,13 +199,7 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
 TEST(MeasureTest, AtTheCapacityTheDecisionIsMeasuredFirst) {
   // The same mnist sweep: the model would suggest 2,400, between 1,170 and
   // 10,695 and near neither: it is measured before any bend.
-  SweepState State;
-  State.Fitted = {{64, 227000000, 4.47},
-                  {128, 231000000, 8.2},
-                  {1170, 295000000, 110.4},
-                  {10695, 878000000, 1297.7}};
-  State.TargetBytes = 880000000;
-  State.RunsLeft = 2;
+  SweepState State = mnistAtTheCapacity();
   State.DecisionBatchSize = 2400;
   EXPECT_EQ(nextBatchSize(State), 2400);
   // Within 10% of a measured size (1,170 x 1.1 = 1,287) it is measured

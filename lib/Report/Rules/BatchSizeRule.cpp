@@ -48,45 +48,43 @@ public:
     const Suggestion &Best = *Model.Suggested;
     Finding F = makeBatchSizeFix(Site, Best.BatchSize);
     F.Level = DiagLevel::Warning;
-    std::string Interval =
-        formatShareRange(Best.GainRange.Low, Best.GainRange.High) +
-        ", 90% interval";
+    // What the two wordings share: the gain's interval, the throughputs,
+    // the memory.
+    std::string Figures =
+        llvm::formatv("({0}, 90% interval; {1:F0} -> {2:F0} samples/s) with "
+                      "{3} peak memory of {4} usable",
+                      formatShareRange(Best.GainRange.Low, Best.GainRange.High),
+                      Model.Current->Throughput, Best.At.Throughput,
+                      formatBytes(Best.At.PeakBytes),
+                      formatBytes(Model.UsableBytes))
+            .str();
     F.Message =
         Best.MeasuredOnly
-            ? llvm::formatv(
-                  "batch size {0} is below the throughput knee: {1} ran {2} "
-                  "faster, measured ({3}; {4:F0} -> {5:F0} samples/s) with "
-                  "{6} peak memory of {7} usable; the time between the "
-                  "sizes could not be modelled",
-                  Site.Value, Best.BatchSize, formatShare(Best.Gain), Interval,
-                  Model.Current->Throughput, Best.At.Throughput,
-                  formatBytes(Best.At.PeakBytes),
-                  formatBytes(Model.UsableBytes))
+            ? llvm::formatv("batch size {0} is below the throughput knee: {1} "
+                            "ran {2} faster, measured {3}; the time between "
+                            "the sizes could not be modelled",
+                            Site.Value, Best.BatchSize, formatShare(Best.Gain),
+                            Figures)
                   .str()
-            : llvm::formatv(
-                  "batch size {0} is below the throughput knee: {1} is "
-                  "predicted to train {2} faster ({3}; {4:F0} -> {5:F0} "
-                  "samples/s) with {6} peak memory of {7} usable{8}",
-                  Site.Value, Best.BatchSize, formatShare(Best.Gain), Interval,
-                  Model.Current->Throughput, Best.At.Throughput,
-                  formatBytes(Best.At.PeakBytes),
-                  formatBytes(Model.UsableBytes),
-                  Best.At.Extrapolated
-                      ? " (extrapolated outside the sizes measured)"
-                      : "")
+            : llvm::formatv("batch size {0} is below the throughput knee: {1} "
+                            "is predicted to train {2} faster {3}{4}",
+                            Site.Value, Best.BatchSize, formatShare(Best.Gain),
+                            Figures,
+                            Best.At.Extrapolated
+                                ? " (extrapolated outside the sizes measured)"
+                                : "")
                   .str();
-    F.Figures = {
-        {"suggestedBatchSize", double(Best.BatchSize)},
-        {"predictedGain", Best.Gain},
-        {"predictedGainLow90", Best.GainRange.Low},
-        {"predictedGainHigh90", Best.GainRange.High},
-        {"predictedThroughput", Best.At.Throughput},
-        {"predictedThroughputLow90", Best.At.ThroughputRange.Low},
-        {"predictedThroughputHigh90", Best.At.ThroughputRange.High},
-        {"predictedPeakBytes", double(Best.At.PeakBytes)},
-        {"predictedPeakBytesLow90", Best.At.PeakBytesRange.Low},
-        {"predictedPeakBytesHigh90", Best.At.PeakBytesRange.High},
-        {"measuredOnly", Best.MeasuredOnly ? 1.0 : 0.0}};
+    F.Figures = {{"suggestedBatchSize", double(Best.BatchSize)},
+                 {"predictedGain", Best.Gain},
+                 {"predictedGainLow90", Best.GainRange.Low},
+                 {"predictedGainHigh90", Best.GainRange.High},
+                 {"predictedThroughput", Best.At.Throughput},
+                 {"predictedThroughputLow90", Best.At.ThroughputRange.Low},
+                 {"predictedThroughputHigh90", Best.At.ThroughputRange.High},
+                 {"predictedPeakBytes", double(Best.At.PeakBytes)},
+                 {"predictedPeakBytesLow90", Best.At.PeakBytesRange.Low},
+                 {"predictedPeakBytesHigh90", Best.At.PeakBytesRange.High},
+                 {"measuredOnly", Best.MeasuredOnly ? 1.0 : 0.0}};
     Out.push_back(std::move(F));
     addWholeBatchNote(Context, Best.BatchSize, Out);
     addLearningRateNotes(Context, Site.Value, Best.BatchSize, Out);
