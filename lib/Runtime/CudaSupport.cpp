@@ -415,9 +415,19 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
   Gpu.GpuMsSource = Source;
   Gpu.Kernels = Times.Kernels;
   Gpu.DroppedRecords = Times.DroppedRecords;
+  bool ScopesRan = false;
+  for (const RunResult::Layer &Layer : Result.Layers)
+    ScopesRan |= Layer.ScopeId >= 0;
+  // Kernels that ran but none of which found its scope: the layers' time is
+  // unknown, which a 0 would hide.
+  std::string Unattributed =
+      R.Tracer ? unattributedNote(Times, ScopesRan) : std::string();
+  if (!Unattributed.empty())
+    appendNote(Gpu, Unattributed);
   for (RunResult::Layer &Layer : Result.Layers) {
     auto It = Times.ScopeMs.find(Layer.ScopeId);
     Layer.GpuMs = Layer.ScopeId < 0           ? Times.UnscopedMs
+                  : !Unattributed.empty()     ? -1
                   : It == Times.ScopeMs.end() ? 0
                                               : It->second;
   }

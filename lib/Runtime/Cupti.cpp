@@ -24,32 +24,10 @@
 namespace skyline::rt {
 namespace {
 
-using CuptiResult = int; // CUptiResult
-constexpr CuptiResult CuptiSuccess = 0;
+using CuptiResult = cupti::Result;
+constexpr CuptiResult CuptiSuccess = cupti::Success;
 constexpr uint32_t FlushForced = 1; // CUPTI_ACTIVITY_FLAG_FLUSH_FORCED
-
-using BufferRequestFn = void (*)(uint8_t **Buffer, size_t *Size,
-                                 size_t *MaxRecords);
-using BufferCompleteFn = void (*)(void *Context, uint32_t StreamId,
-                                  uint8_t *Buffer, size_t Size,
-                                  size_t ValidSize);
-
-/// CUPTI's entry points, resolved with dlsym.
-struct CuptiFunctions {
-  CuptiResult (*ActivityEnable)(uint32_t Kind);
-  CuptiResult (*ActivityDisable)(uint32_t Kind);
-  CuptiResult (*ActivityRegisterCallbacks)(BufferRequestFn, BufferCompleteFn);
-  CuptiResult (*ActivityGetNextRecord)(uint8_t *Buffer, size_t ValidSize,
-                                       void **Record);
-  CuptiResult (*ActivityGetNumDroppedRecords)(void *Context, uint32_t StreamId,
-                                              size_t *Dropped);
-  CuptiResult (*ActivityFlushAll)(uint32_t Flag);
-  CuptiResult (*ActivityPushExternalCorrelationId)(uint32_t Kind, uint64_t Id);
-  CuptiResult (*ActivityPopExternalCorrelationId)(uint32_t Kind,
-                                                  uint64_t *LastId);
-  CuptiResult (*GetTimestamp)(uint64_t *Timestamp);
-  CuptiResult (*GetResultString)(CuptiResult Result, const char **Text);
-};
+using CuptiFunctions = cupti::Functions;
 
 template <typename T> T readAt(const uint8_t *Record, size_t Offset) {
   T Value;
@@ -85,26 +63,47 @@ public:
       return fail("no memory for CUPTI's buffers");
     }
     Current = this;
+    // cupti_activity.h: an external-correlation record is written in front
+    // of an API record (kinds DRIVER and RUNTIME) made inside the pushed
+    // region, and a kernel record carries the correlation id of the API
+    // record that launched it. Without an API kind there is no external
+    // record, and no kernel finds its scope. LibTorch launches through the
+    // runtime API; libraries may call the driver's cuLaunchKernel
+    // directly, so both are enabled, as Kineto does. One of the two is
+    // enough to attribute what it covers.
     if (!check(Fn.ActivityRegisterCallbacks(&onBufferRequested,
                                             &onBufferCompleted),
-               "cuptiActivityRegisterCallbacks") ||
+               "cuptiActivityRegisterCallbacks")) {
+      Current = nullptr;
+      return false;
+    }
+    ApiKinds = 0;
+    if (check(Fn.ActivityEnable(cupti_layout::KindRuntime),
+              "cuptiActivityEnable(RUNTIME)"))
+      ApiKinds |= 1;
+    if (check(Fn.ActivityEnable(cupti_layout::KindDriver),
+              "cuptiActivityEnable(DRIVER)"))
+      ApiKinds |= 2;
+    if (!ApiKinds ||
         !check(Fn.ActivityEnable(cupti_layout::KindExternalCorrelation),
                "cuptiActivityEnable(EXTERNAL_CORRELATION)") ||
         !check(Fn.ActivityEnable(cupti_layout::KindConcurrentKernel),
                "cuptiActivityEnable(CONCURRENT_KERNEL)")) {
-      Fn.ActivityDisable(cupti_layout::KindConcurrentKernel);
-      Fn.ActivityDisable(cupti_layout::KindExternalCorrelation);
+      disableKinds();
       Current = nullptr;
       return false;
     }
+    // One API kind failing is not fatal: the first failure stays in
+    // failure() for the note, the run goes on.
+    if (ApiKinds == 3)
+      Failure.clear();
     return true;
   }
 
   void stop() override {
     if (Current.load() != this)
       return;
-    Fn.ActivityDisable(cupti_layout::KindConcurrentKernel);
-    Fn.ActivityDisable(cupti_layout::KindExternalCorrelation);
+    disableKinds();
     flush();
     Current = nullptr;
   }
@@ -133,6 +132,13 @@ public:
   std::string failure() const override { return Failure; }
 
 private:
+  void disableKinds() {
+    Fn.ActivityDisable(cupti_layout::KindConcurrentKernel);
+    Fn.ActivityDisable(cupti_layout::KindExternalCorrelation);
+    Fn.ActivityDisable(cupti_layout::KindRuntime);
+    Fn.ActivityDisable(cupti_layout::KindDriver);
+  }
+
   bool fail(std::string Why) {
     if (Failure.empty())
       Failure = std::move(Why);
@@ -201,6 +207,9 @@ private:
           Sink->onExternalCorrelation(
               {readAt<uint32_t>(Bytes, cupti_layout::ExternalCorrelationId),
                readAt<uint64_t>(Bytes, cupti_layout::ExternalId)});
+        else if (Kind == cupti_layout::KindRuntime ||
+                 Kind == cupti_layout::KindDriver)
+          Sink->onApi(readAt<uint32_t>(Bytes, cupti_layout::ApiCorrelationId));
       } catch (...) {
         Sink->onDropped(1); // out of memory while keeping it
       }
@@ -220,6 +229,7 @@ private:
   CuptiFunctions Fn;
   ActivitySink *Sink = nullptr;
   std::string Failure;
+  int ApiKinds = 0; // 1: RUNTIME enabled, 2: DRIVER enabled
   std::array<std::unique_ptr<uint8_t[], BufferDelete>, BufferCount> Pool;
   std::mutex PoolLock;
   std::array<uint8_t *, BufferCount> Free{};
@@ -235,6 +245,11 @@ bool resolve(void *Library, const char *Name, T &Fn, std::string &Missing) {
 }
 
 } // namespace
+
+std::unique_ptr<ActivityApi> makeCuptiActivityApi(const cupti::Functions &Fns,
+                                                  void *Library) {
+  return std::make_unique<CuptiActivityApi>(Library, Fns);
+}
 
 std::unique_ptr<ActivityApi>
 loadCupti(const std::vector<std::string> &Candidates, std::string &Failure) {
@@ -283,7 +298,7 @@ loadCupti(const std::vector<std::string> &Candidates, std::string &Failure) {
       continue;
     }
     Failure.clear();
-    return std::make_unique<CuptiActivityApi>(Library, Fn);
+    return makeCuptiActivityApi(Fn, Library);
   }
   Failure = "CUPTI could not be loaded: " + Failure;
   return nullptr;

@@ -21,6 +21,12 @@ void GpuScopeTimes::onExternalCorrelation(
     const ExternalCorrelationRecord &Ext) {
   std::lock_guard<std::mutex> Hold(Lock);
   External[Ext.CorrelationId] = Ext.ExternalId;
+  ++ExternalRecords;
+}
+
+void GpuScopeTimes::onApi(uint32_t) {
+  std::lock_guard<std::mutex> Hold(Lock);
+  ++ApiRecords;
 }
 
 void GpuScopeTimes::onDropped(uint64_t Count) {
@@ -38,6 +44,8 @@ GpuTimes GpuScopeTimes::times(int Iterations) const {
   std::lock_guard<std::mutex> Hold(Lock);
   GpuTimes T;
   T.DroppedRecords = Dropped;
+  T.ApiRecords = ApiRecords;
+  T.ExternalRecords = ExternalRecords;
   std::map<int, uint64_t> ScopeNs;
   uint64_t UnscopedNs = 0;
   for (const KernelRecord &K : Kernels) {
@@ -47,6 +55,8 @@ GpuTimes GpuScopeTimes::times(int Iterations) const {
     ++T.Kernels;
     uint64_t Ns = K.EndNs - K.StartNs;
     auto It = External.find(K.CorrelationId);
+    if (It != External.end())
+      ++T.CorrelatedKernels;
     // Id 0 is pushed for backward ops of no known scope.
     if (It == External.end() || It->second == 0 || It->second > INT32_MAX)
       UnscopedNs += Ns;
@@ -60,6 +70,17 @@ GpuTimes GpuScopeTimes::times(int Iterations) const {
     T.ScopeMs[Scope] = double(Ns) / PerIteration;
   T.UnscopedMs = double(UnscopedNs) / PerIteration;
   return T;
+}
+
+std::string unattributedNote(const GpuTimes &Times, bool ScopesRan) {
+  if (!ScopesRan || Times.Kernels == 0 || Times.CorrelatedKernels > 0)
+    return "";
+  return "CUPTI timed " + std::to_string(Times.Kernels) +
+         " kernels but none could be attributed to a layer (" +
+         std::to_string(Times.ApiRecords) + " API records, " +
+         std::to_string(Times.ExternalRecords) +
+         " external-correlation records): the layers' gpu_ms is unknown, "
+         "not 0, and the (unscoped) row holds every kernel";
 }
 
 namespace {

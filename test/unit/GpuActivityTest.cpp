@@ -13,6 +13,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <set>
+#include <utility>
 #include <vector>
 
 #if __has_include(<cupti.h>)
@@ -24,76 +27,210 @@ using namespace skyline::rt;
 
 namespace {
 
-/// Plays CUPTI: a stack of external ids, launches stamped with the top one,
-/// records held until flush, a clock the test sets.
-class FakeActivityApi final : public ActivityApi {
-public:
-  bool start(ActivitySink &S) override {
-    if (RefuseStart)
-      return false;
-    Sink = &S;
-    return true;
-  }
-  void stop() override {
-    flush();
-    Sink = nullptr;
-  }
-  void flush() override {
-    if (!Sink)
-      return;
-    for (const KernelRecord &K : PendingKernels)
-      Sink->onKernel(K);
-    for (const ExternalCorrelationRecord &E : PendingExternal)
-      Sink->onExternalCorrelation(E);
-    PendingKernels.clear();
-    PendingExternal.clear();
-  }
-  void pushExternalCorrelation(uint64_t Id) noexcept override {
-    Stack.push_back(Id);
-  }
-  void popExternalCorrelation() noexcept override {
-    if (!Stack.empty())
-      Stack.pop_back();
-  }
-  uint64_t timestampNs() noexcept override { return Now; }
-  std::string failure() const override { return RefuseStart ? "refused" : ""; }
+/// Plays CUPTI at its C interface, as cupti_activity.h (CUDA 13.0) says the
+/// real one behaves, behind the real CuptiActivityApi (Cupti.cpp): kinds are
+/// enabled one by one; a launch makes an API record (kinds RUNTIME or DRIVER)
+/// and, only when such a kind and EXTERNAL_CORRELATION are enabled and an id
+/// is pushed on the launching thread, an external-correlation record in
+/// front of it; a kernel record (CONCURRENT_KERNEL) carries the API record's
+/// correlation id. Records wait in their own streams (API, kernels) until a
+/// flush hands each stream to a buffer the runtime gives; a stream with no
+/// buffer is dropped and counted.
+namespace fake_cupti {
+constexpr size_t KernelSize = 128, ExternalSize = 24, ApiSize = 40;
 
-  /// A kernel launched now on the calling thread, running [Start, End).
-  void launch(uint64_t Start, uint64_t End) {
-    uint32_t Correlation = ++LastCorrelation;
-    PendingKernels.push_back({Correlation, Start, End});
-    if (!Stack.empty())
-      PendingExternal.push_back({Correlation, Stack.back()});
-  }
-
-  uint64_t Now = 0;
-  bool RefuseStart = false;
-  std::vector<uint64_t> Stack;
-
-private:
-  ActivitySink *Sink = nullptr;
-  std::vector<KernelRecord> PendingKernels;
-  std::vector<ExternalCorrelationRecord> PendingExternal;
+struct State {
+  std::set<uint32_t> Enabled, Refused;
+  cupti::BufferRequestFn Request = nullptr;
+  cupti::BufferCompleteFn Complete = nullptr;
+  std::vector<std::vector<uint8_t>> ApiStream, KernelStream;
   uint32_t LastCorrelation = 0;
+  uint64_t Now = 0;
+  size_t Dropped = 0;
+  uint32_t LaunchKind = cupti_layout::KindRuntime; // LibTorch's launches
+};
+State &state() {
+  static State S;
+  return S;
+}
+thread_local std::vector<uint64_t> Pushed;
+
+template <typename T> void put(std::vector<uint8_t> &Record, size_t At, T V) {
+  std::memcpy(Record.data() + At, &V, sizeof(T));
+}
+
+bool enabled(uint32_t Kind) { return state().Enabled.count(Kind) > 0; }
+
+cupti::Result enable(uint32_t Kind) {
+  if (state().Refused.count(Kind))
+    return 17; // CUPTI_ERROR_NOT_COMPATIBLE, say
+  state().Enabled.insert(Kind);
+  return cupti::Success;
+}
+cupti::Result disable(uint32_t Kind) {
+  state().Enabled.erase(Kind);
+  return cupti::Success;
+}
+cupti::Result registerCallbacks(cupti::BufferRequestFn Request,
+                                cupti::BufferCompleteFn Complete) {
+  state().Request = Request;
+  state().Complete = Complete;
+  return cupti::Success;
+}
+size_t recordSize(const uint8_t *Record) {
+  uint32_t Kind;
+  std::memcpy(&Kind, Record, 4);
+  return Kind == cupti_layout::KindConcurrentKernel      ? KernelSize
+         : Kind == cupti_layout::KindExternalCorrelation ? ExternalSize
+                                                         : ApiSize;
+}
+cupti::Result nextRecord(uint8_t *Buffer, size_t Valid, void **Record) {
+  size_t At = *Record ? size_t(static_cast<uint8_t *>(*Record) - Buffer) +
+                            recordSize(static_cast<uint8_t *>(*Record))
+                      : 0;
+  if (At >= Valid)
+    return cupti::ErrorMaxLimitReached;
+  *Record = Buffer + At;
+  return cupti::Success;
+}
+cupti::Result droppedRecords(void *, uint32_t, size_t *Dropped) {
+  *Dropped = std::exchange(state().Dropped, 0);
+  return cupti::Success;
+}
+void deliver(std::vector<std::vector<uint8_t>> &Stream) {
+  if (Stream.empty())
+    return;
+  uint8_t *Buffer = nullptr;
+  size_t Size = 0, MaxRecords = 0;
+  state().Request(&Buffer, &Size, &MaxRecords);
+  size_t Valid = 0;
+  for (const std::vector<uint8_t> &Record : Stream) {
+    if (!Buffer || Valid + Record.size() > Size) {
+      ++state().Dropped;
+      continue;
+    }
+    std::memcpy(Buffer + Valid, Record.data(), Record.size());
+    Valid += Record.size();
+  }
+  Stream.clear();
+  if (Buffer)
+    state().Complete(nullptr, 0, Buffer, Size, Valid);
+}
+cupti::Result flushAll(uint32_t) {
+  // Kernels first: records of different streams arrive in no set order.
+  deliver(state().KernelStream);
+  deliver(state().ApiStream);
+  return cupti::Success;
+}
+cupti::Result push(uint32_t Kind, uint64_t Id) {
+  if (Kind != cupti_layout::ExternalKindCustom0)
+    return 2; // CUPTI_ERROR_INVALID_PARAMETER
+  Pushed.push_back(Id);
+  return cupti::Success;
+}
+cupti::Result pop(uint32_t, uint64_t *Last) {
+  if (Pushed.empty())
+    return 2;
+  *Last = Pushed.back();
+  Pushed.pop_back();
+  return cupti::Success;
+}
+cupti::Result timestamp(uint64_t *Now) {
+  *Now = state().Now;
+  return cupti::Success;
+}
+cupti::Result resultString(cupti::Result, const char **Text) {
+  *Text = "CUPTI_ERROR_NOT_COMPATIBLE";
+  return cupti::Success;
+}
+
+/// A kernel launched now on the calling thread, running [Start, End).
+void launch(uint64_t Start, uint64_t End) {
+  State &S = state();
+  uint32_t Correlation = ++S.LastCorrelation;
+  if (enabled(S.LaunchKind)) {
+    if (enabled(cupti_layout::KindExternalCorrelation) && !Pushed.empty()) {
+      std::vector<uint8_t> Ext(ExternalSize);
+      put(Ext, 0, cupti_layout::KindExternalCorrelation);
+      put(Ext, cupti_layout::ExternalKind, cupti_layout::ExternalKindCustom0);
+      put(Ext, cupti_layout::ExternalId, Pushed.back());
+      put(Ext, cupti_layout::ExternalCorrelationId, Correlation);
+      S.ApiStream.push_back(std::move(Ext));
+    }
+    std::vector<uint8_t> Api(ApiSize);
+    put(Api, 0, S.LaunchKind);
+    put(Api, cupti_layout::ApiStart, Start);
+    put(Api, cupti_layout::ApiEnd, Start);
+    put(Api, cupti_layout::ApiCorrelationId, Correlation);
+    S.ApiStream.push_back(std::move(Api));
+  }
+  if (enabled(cupti_layout::KindConcurrentKernel)) {
+    std::vector<uint8_t> Kernel(KernelSize);
+    put(Kernel, 0, cupti_layout::KindConcurrentKernel);
+    put(Kernel, cupti_layout::KernelStart, Start);
+    put(Kernel, cupti_layout::KernelEnd, End);
+    put(Kernel, cupti_layout::KernelCorrelationId, Correlation);
+    S.KernelStream.push_back(std::move(Kernel));
+  }
+}
+
+cupti::Functions functions() {
+  return {&enable,
+          &disable,
+          &registerCallbacks,
+          &nextRecord,
+          &droppedRecords,
+          &flushAll,
+          &push,
+          &pop,
+          &timestamp,
+          &resultString};
+}
+} // namespace fake_cupti
+
+/// A fresh fake CUPTI and the real ActivityApi over it.
+struct FakeCupti {
+  FakeCupti() {
+    fake_cupti::state() = fake_cupti::State();
+    fake_cupti::Pushed.clear();
+    Api = makeCuptiActivityApi(fake_cupti::functions());
+  }
+  void launch(uint64_t Start, uint64_t End) { fake_cupti::launch(Start, End); }
+  void setNow(uint64_t Now) { fake_cupti::state().Now = Now; }
+  std::unique_ptr<ActivityApi> Api;
 };
 
+TEST(GpuActivityTest, StartEnablesTheApiKindsExternalRecordsNeed) {
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start()) << Cupti.Api->failure();
+  const std::set<uint32_t> &On = fake_cupti::state().Enabled;
+  EXPECT_TRUE(On.count(cupti_layout::KindRuntime));
+  EXPECT_TRUE(On.count(cupti_layout::KindDriver));
+  EXPECT_TRUE(On.count(cupti_layout::KindExternalCorrelation));
+  EXPECT_TRUE(On.count(cupti_layout::KindConcurrentKernel));
+  EXPECT_EQ(Cupti.Api->failure(), "");
+  Tracer.finish(1);
+  EXPECT_TRUE(On.empty()) << "stop disables every kind it enabled";
+}
+
 TEST(GpuActivityTest, TwoScopesGetTheirKernels) {
-  FakeActivityApi Api;
-  GpuTracer Tracer(Api);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
   ASSERT_TRUE(Tracer.start());
-  Api.Now = 1000;
+  Cupti.setNow(1000);
   Tracer.beginMeasured();
   for (int Iteration = 0; Iteration < 2; ++Iteration) {
     uint64_t Base = 1000 + Iteration * 100000;
     Tracer.enterScope(0);
-    Api.launch(Base, Base + 3000); // 3 us
+    Cupti.launch(Base, Base + 3000); // 3 us
     Tracer.exitScope();
     Tracer.enterScope(7);
-    Api.launch(Base + 4000, Base + 5000); // 1 us
-    Api.launch(Base + 5000, Base + 7000); // 2 us
+    Cupti.launch(Base + 4000, Base + 5000); // 1 us
+    Cupti.launch(Base + 5000, Base + 7000); // 2 us
     Tracer.exitScope();
   }
-  Api.Now = 300000;
+  Cupti.setNow(300000);
   Tracer.endMeasured();
   GpuTimes T = Tracer.finish(2);
   ASSERT_EQ(T.ScopeMs.size(), 2u);
@@ -101,22 +238,100 @@ TEST(GpuActivityTest, TwoScopesGetTheirKernels) {
   EXPECT_DOUBLE_EQ(T.ScopeMs[7], 0.003);
   EXPECT_DOUBLE_EQ(T.UnscopedMs, 0);
   EXPECT_EQ(T.Kernels, 6u);
-  EXPECT_TRUE(Api.Stack.empty()) << "every push popped";
+  EXPECT_EQ(T.CorrelatedKernels, 6u);
+  EXPECT_EQ(T.ApiRecords, 6u);
+  EXPECT_EQ(T.ExternalRecords, 6u);
+  EXPECT_EQ(unattributedNote(T, true), "");
+  EXPECT_TRUE(fake_cupti::Pushed.empty()) << "every push popped";
+}
+
+TEST(GpuActivityTest, DriverLaunchesAreAttributedToo) {
+  // A library that calls cuLaunchKernel itself: a DRIVER API record.
+  FakeCupti Cupti;
+  fake_cupti::state().LaunchKind = cupti_layout::KindDriver;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  Tracer.beginMeasured();
+  Tracer.enterScope(2);
+  Cupti.launch(0, 8000);
+  Tracer.exitScope();
+  Cupti.setNow(10000);
+  Tracer.endMeasured();
+  GpuTimes T = Tracer.finish(1);
+  EXPECT_DOUBLE_EQ(T.ScopeMs[2], 0.008);
+}
+
+TEST(GpuActivityTest, OneApiKindRefusedStillAttributesWhatTheOtherCovers) {
+  FakeCupti Cupti;
+  fake_cupti::state().Refused = {cupti_layout::KindDriver};
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  EXPECT_NE(Cupti.Api->failure().find("cuptiActivityEnable(DRIVER)"),
+            std::string::npos)
+      << Cupti.Api->failure();
+  Tracer.beginMeasured();
+  Tracer.enterScope(1);
+  Cupti.launch(0, 1000); // through the runtime API
+  Tracer.exitScope();
+  Cupti.setNow(2000);
+  Tracer.endMeasured();
+  EXPECT_DOUBLE_EQ(Tracer.finish(1).ScopeMs[1], 0.001);
+}
+
+TEST(GpuActivityTest, NoApiKindMeansNoStart) {
+  // Without API records CUPTI writes no external-correlation record: a
+  // start would time kernels that can never find their scope.
+  FakeCupti Cupti;
+  fake_cupti::state().Refused = {cupti_layout::KindDriver,
+                                 cupti_layout::KindRuntime};
+  GpuTracer Tracer(*Cupti.Api);
+  EXPECT_FALSE(Tracer.start());
+  EXPECT_NE(Cupti.Api->failure().find("cuptiActivityEnable(RUNTIME) failed: "
+                                      "CUPTI_ERROR_NOT_COMPATIBLE (17)"),
+            std::string::npos)
+      << Cupti.Api->failure();
+  EXPECT_TRUE(fake_cupti::state().Enabled.empty());
+}
+
+TEST(GpuActivityTest, KernelsWithoutExternalRecordsGetANote) {
+  // What the runtime saw before the API kinds were enabled: kernel records
+  // only. Played by a CUPTI whose API records never come.
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  fake_cupti::state().Enabled.erase(cupti_layout::KindRuntime);
+  fake_cupti::state().Enabled.erase(cupti_layout::KindDriver);
+  Tracer.beginMeasured();
+  Tracer.enterScope(3);
+  Cupti.launch(0, 5000);
+  Cupti.launch(5000, 6000);
+  Tracer.exitScope();
+  Cupti.setNow(10000);
+  Tracer.endMeasured();
+  GpuTimes T = Tracer.finish(1);
+  EXPECT_TRUE(T.ScopeMs.empty());
+  EXPECT_DOUBLE_EQ(T.UnscopedMs, 0.006);
+  EXPECT_EQ(T.CorrelatedKernels, 0u);
+  EXPECT_EQ(unattributedNote(T, true),
+            "CUPTI timed 2 kernels but none could be attributed to a layer (0 "
+            "API records, 0 external-correlation records): the layers' gpu_ms "
+            "is unknown, not 0, and the (unscoped) row holds every kernel");
+  EXPECT_EQ(unattributedNote(T, false), "") << "a program with no scopes";
 }
 
 TEST(GpuActivityTest, InnermostScopeGetsTheKernel) {
-  FakeActivityApi Api;
-  GpuTracer Tracer(Api);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
   ASSERT_TRUE(Tracer.start());
   Tracer.beginMeasured();
   Tracer.enterScope(1); // the model
-  Api.launch(10, 20);
+  Cupti.launch(10, 20);
   Tracer.enterScope(2); // a layer inside it
-  Api.launch(20, 60);
+  Cupti.launch(20, 60);
   Tracer.exitScope();
-  Api.launch(60, 65);
+  Cupti.launch(60, 65);
   Tracer.exitScope();
-  Api.Now = 100;
+  Cupti.setNow(100);
   Tracer.endMeasured();
   GpuTimes T = Tracer.finish(1);
   EXPECT_DOUBLE_EQ(T.ScopeMs[1], 15e-6);
@@ -124,21 +339,21 @@ TEST(GpuActivityTest, InnermostScopeGetsTheKernel) {
 }
 
 TEST(GpuActivityTest, KernelsOutsideTheMeasuredIterationsAreIgnored) {
-  FakeActivityApi Api;
-  GpuTracer Tracer(Api);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
   ASSERT_TRUE(Tracer.start());
   Tracer.enterScope(3);
-  Api.launch(100, 900); // warm-up
+  Cupti.launch(100, 900); // warm-up
   Tracer.exitScope();
-  Api.Now = 1000;
+  Cupti.setNow(1000);
   Tracer.beginMeasured();
   Tracer.enterScope(3);
-  Api.launch(1000, 1500);
+  Cupti.launch(1000, 1500);
   Tracer.exitScope();
-  Api.Now = 2000;
+  Cupti.setNow(2000);
   Tracer.endMeasured();
   Tracer.enterScope(3);
-  Api.launch(2000, 2600); // after the last boundary
+  Cupti.launch(2000, 2600); // after the last boundary
   Tracer.exitScope();
   GpuTimes T = Tracer.finish(1);
   EXPECT_DOUBLE_EQ(T.ScopeMs[3], 500e-6);
@@ -146,19 +361,38 @@ TEST(GpuActivityTest, KernelsOutsideTheMeasuredIterationsAreIgnored) {
 }
 
 TEST(GpuActivityTest, UnknownCorrelationIsUnscoped) {
-  FakeActivityApi Api;
-  GpuTracer Tracer(Api);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
   ASSERT_TRUE(Tracer.start());
   Tracer.beginMeasured();
-  Api.launch(0, 4000);   // outside every scope: no external record
+  Cupti.launch(0, 4000); // outside every scope: no external record
   Tracer.enterScope(-1); // a backward op of no known scope pushes id 0
-  Api.launch(4000, 5000);
+  Cupti.launch(4000, 5000);
   Tracer.exitScope();
-  Api.Now = 10000;
+  Cupti.setNow(10000);
   Tracer.endMeasured();
   GpuTimes T = Tracer.finish(2);
   EXPECT_TRUE(T.ScopeMs.empty());
   EXPECT_DOUBLE_EQ(T.UnscopedMs, 0.0025); // 5 us over 2 iterations
+  EXPECT_EQ(T.CorrelatedKernels, 1u);
+  EXPECT_EQ(unattributedNote(T, true), "") << "one kernel found its record";
+}
+
+TEST(GpuActivityTest, FullBuffersDropRecordsAndSayHowMany) {
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  Tracer.beginMeasured();
+  Tracer.enterScope(0);
+  // 1 MiB buffers of 128-byte kernel records: 8,192 fit, the rest drop.
+  for (uint64_t I = 0; I < 8200; ++I)
+    Cupti.launch(I * 10, I * 10 + 10);
+  Tracer.exitScope();
+  Cupti.setNow(1000000);
+  Tracer.endMeasured();
+  GpuTimes T = Tracer.finish(1);
+  EXPECT_EQ(T.Kernels, 8192u);
+  EXPECT_EQ(T.DroppedRecords, 8u);
 }
 
 TEST(GpuActivityTest, AggregationJoinsRecordsInAnyOrder) {
@@ -176,12 +410,13 @@ TEST(GpuActivityTest, AggregationJoinsRecordsInAnyOrder) {
 
 TEST(GpuActivityTest, ExitWithoutEntryPopsNothing) {
   // Tracing that begins inside a scope sees its exit only.
-  FakeActivityApi Api;
-  GpuTracer Tracer(Api);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
   ASSERT_TRUE(Tracer.start());
-  Api.Stack.push_back(99); // someone else's id
+  fake_cupti::Pushed.push_back(99); // someone else's id
   Tracer.exitScope();
-  EXPECT_EQ(Api.Stack.size(), 1u);
+  EXPECT_EQ(fake_cupti::Pushed.size(), 1u);
+  Tracer.finish(1);
 }
 
 TEST(GpuActivityTest, CuptiLoaderFailsCleanlyWhenAbsent) {
@@ -236,6 +471,13 @@ TEST(GpuActivityTest, RecordLayoutMatchesCuptiHeader) {
   EXPECT_EQ(cupti_layout::KernelStart, offsetof(Kernel, start));
   EXPECT_EQ(cupti_layout::KernelEnd, offsetof(Kernel, end));
   EXPECT_EQ(cupti_layout::KernelCorrelationId, offsetof(Kernel, correlationId));
+  EXPECT_EQ(cupti_layout::KindDriver, uint32_t(CUPTI_ACTIVITY_KIND_DRIVER));
+  EXPECT_EQ(cupti_layout::KindRuntime, uint32_t(CUPTI_ACTIVITY_KIND_RUNTIME));
+  EXPECT_EQ(cupti_layout::ApiStart, offsetof(CUpti_ActivityAPI, start));
+  EXPECT_EQ(cupti_layout::ApiEnd, offsetof(CUpti_ActivityAPI, end));
+  EXPECT_EQ(cupti_layout::ApiCorrelationId,
+            offsetof(CUpti_ActivityAPI, correlationId));
+  EXPECT_EQ(cupti::ErrorMaxLimitReached, int(CUPTI_ERROR_MAX_LIMIT_REACHED));
 }
 #endif
 
@@ -277,6 +519,7 @@ TEST(GpuActivityTest, RealCuptiAttributesAKernel) {
   Tracer.endMeasured();
   GpuTimes T = Tracer.finish(1);
   EXPECT_GT(T.Kernels, 0u);
+  EXPECT_GT(T.CorrelatedKernels, 0u) << "external records need the API kinds";
   EXPECT_GT(T.ScopeMs[4], 0.0);
 }
 

@@ -47,6 +47,9 @@ public:
   virtual ~ActivitySink() = default;
   virtual void onKernel(const KernelRecord &Kernel) = 0;
   virtual void onExternalCorrelation(const ExternalCorrelationRecord &Ext) = 0;
+  /// A DRIVER or RUNTIME API record (the launch a kernel's correlation id
+  /// names); counted, to tell why kernels found no scope.
+  virtual void onApi(uint32_t CorrelationId) { (void)CorrelationId; }
   /// Records the API had to drop (its buffers were all in use).
   virtual void onDropped(uint64_t Count) = 0;
 };
@@ -70,6 +73,44 @@ public:
   virtual std::string failure() const = 0;
 };
 
+/// CUPTI's C entry points that the runtime calls, as plain function pointers:
+/// resolved with dlsym from libcupti in a run, a fake CUPTI's in tests (so the
+/// tests drive the real enabling of kinds, buffer handling and record
+/// parsing of Cupti.cpp). The signatures are cupti_activity.h's, with ints
+/// for its enums.
+namespace cupti {
+using Result = int; // CUptiResult
+constexpr Result Success = 0;
+constexpr Result ErrorMaxLimitReached = 12; // CUPTI_ERROR_MAX_LIMIT_REACHED
+using BufferRequestFn = void (*)(uint8_t **Buffer, size_t *Size,
+                                 size_t *MaxRecords);
+using BufferCompleteFn = void (*)(void *Context, uint32_t StreamId,
+                                  uint8_t *Buffer, size_t Size,
+                                  size_t ValidSize);
+struct Functions {
+  Result (*ActivityEnable)(uint32_t Kind);
+  Result (*ActivityDisable)(uint32_t Kind);
+  Result (*ActivityRegisterCallbacks)(BufferRequestFn, BufferCompleteFn);
+  Result (*ActivityGetNextRecord)(uint8_t *Buffer, size_t ValidSize,
+                                  void **Record);
+  Result (*ActivityGetNumDroppedRecords)(void *Context, uint32_t StreamId,
+                                         size_t *Dropped);
+  Result (*ActivityFlushAll)(uint32_t Flag);
+  Result (*ActivityPushExternalCorrelationId)(uint32_t Kind, uint64_t Id);
+  Result (*ActivityPopExternalCorrelationId)(uint32_t Kind, uint64_t *LastId);
+  Result (*GetTimestamp)(uint64_t *Timestamp);
+  Result (*GetResultString)(Result Status, const char **Text);
+};
+} // namespace cupti
+
+/// The ActivityApi over CUPTI's entry points Fns (Library: the handle they
+/// came from, kept open). start() enables the API record kinds (RUNTIME and
+/// DRIVER), EXTERNAL_CORRELATION and CONCURRENT_KERNEL: CUPTI writes an
+/// external-correlation record only in front of an API record, so without
+/// an API kind no kernel could be attributed to a scope.
+std::unique_ptr<ActivityApi> makeCuptiActivityApi(const cupti::Functions &Fns,
+                                                  void *Library = nullptr);
+
 /// Opens CUPTI with dlopen, trying each of Candidates (a file name for the
 /// loader's search path, or a full path) in turn. Null, with Failure saying
 /// what each candidate gave, when none loads or a symbol is missing.
@@ -86,7 +127,17 @@ struct GpuTimes {
   double UnscopedMs = 0;
   uint64_t Kernels = 0; // counted in the window
   uint64_t DroppedRecords = 0;
+  /// CUPTI only: kernels of the window whose launch had an external
+  /// correlation record (scoped, or a backward op of no known scope), and
+  /// the API and external-correlation records seen in all.
+  uint64_t CorrelatedKernels = 0;
+  uint64_t ApiRecords = 0, ExternalRecords = 0;
 };
+
+/// The note for a CUPTI run whose kernels found no scope although scopes
+/// ran (ScopesRan): every kernel would land in (unscoped) silently. Empty
+/// when some kernel was correlated, or none ran.
+std::string unattributedNote(const GpuTimes &Times, bool ScopesRan);
 
 /// The aggregation: records in, times per scope out. Records arrive on
 /// CUPTI's thread, so they are kept under a lock; nothing here runs on the
@@ -95,6 +146,7 @@ class GpuScopeTimes final : public ActivitySink {
 public:
   void onKernel(const KernelRecord &Kernel) override;
   void onExternalCorrelation(const ExternalCorrelationRecord &Ext) override;
+  void onApi(uint32_t CorrelationId) override;
   void onDropped(uint64_t Count) override;
 
   /// Kernels that start in [Begin, End) count.
@@ -109,6 +161,7 @@ private:
   std::vector<KernelRecord> Kernels;
   std::unordered_map<uint32_t, uint64_t> External;
   uint64_t Dropped = 0;
+  uint64_t ApiRecords = 0, ExternalRecords = 0;
   uint64_t WindowBegin = 0, WindowEnd = UINT64_MAX;
 };
 
@@ -223,11 +276,14 @@ private:
 /// CUPTI record layout (CUpti_ActivityKernel4..10 share it; checked against
 /// cupti.h by the unit test where the header is installed).
 namespace cupti_layout {
+constexpr uint32_t KindDriver = 4;  // CUpti_ActivityAPI records
+constexpr uint32_t KindRuntime = 5; // CUpti_ActivityAPI records
 constexpr uint32_t KindConcurrentKernel = 10;
 constexpr uint32_t KindExternalCorrelation = 39;
 constexpr uint32_t ExternalKindCustom0 = 3;
 constexpr size_t KernelStart = 16, KernelEnd = 24, KernelCorrelationId = 92;
 constexpr size_t ExternalKind = 4, ExternalId = 8, ExternalCorrelationId = 16;
+constexpr size_t ApiStart = 8, ApiEnd = 16, ApiCorrelationId = 32;
 } // namespace cupti_layout
 
 } // namespace skyline::rt
