@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class MemoryBuffer;
@@ -55,6 +56,14 @@ private:
   std::function<std::string(llvm::StringRef)> DisplayPath;
   llvm::StringMap<std::unique_ptr<llvm::MemoryBuffer>> Files;
 };
+
+/// The static analysis as findings (notes): batch sizes, modules, calls,
+/// loops, in the order the terminal prints them; the terminal and
+/// skyline-lsp's diagnostics both come from here. DisplayPath shows the
+/// paths a message names.
+std::vector<Finding> programModelNotes(
+    const ProgramModel &Model,
+    const std::function<std::string(llvm::StringRef)> &DisplayPath);
 
 /// The static analysis as notes: batch sizes, modules, calls, loops.
 void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,

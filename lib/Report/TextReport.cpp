@@ -103,34 +103,45 @@ static std::string describeBatchSize(const BatchSizeSite &Site,
   return Text;
 }
 
-void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
-                       llvm::raw_ostream &OS) {
+std::vector<Finding> programModelNotes(
+    const ProgramModel &Model,
+    const std::function<std::string(llvm::StringRef)> &DisplayPath) {
+  std::vector<Finding> Notes;
+  auto Add = [&](llvm::StringRef File, unsigned Line, unsigned Column,
+                 unsigned Offset, unsigned Length, std::string Message,
+                 llvm::StringRef Rule) {
+    Finding F;
+    F.Rule = Rule.str();
+    F.Level = DiagLevel::Note;
+    F.Message = std::move(Message);
+    F.At = {File.str(), Line, Column, Offset, Length};
+    Notes.push_back(std::move(F));
+  };
   if (const auto &Site = Model.BatchSize)
-    Printer.print(DiagLevel::Note, Site->Literal.File, Site->Literal.Line,
-                  Site->Literal.Column, Site->Literal.Length,
-                  describeBatchSize(*Site, "training"), rules::batchSize().Id);
+    Add(Site->Literal.File, Site->Literal.Line, Site->Literal.Column,
+        Site->Literal.Offset, Site->Literal.Length,
+        describeBatchSize(*Site, "training"), rules::batchSize().Id);
   for (const BatchSizeSite &Site : Model.OtherBatchSizes)
-    Printer.print(DiagLevel::Note, Site.Literal.File, Site.Literal.Line,
-                  Site.Literal.Column, Site.Literal.Length,
-                  describeBatchSize(Site, Site.Role == BatchSizeRole::Eval
-                                              ? "test/eval"
-                                              : "other"),
-                  rules::batchSize().Id);
+    Add(Site.Literal.File, Site.Literal.Line, Site.Literal.Column,
+        Site.Literal.Offset, Site.Literal.Length,
+        describeBatchSize(Site, Site.Role == BatchSizeRole::Eval ? "test/eval"
+                                                                 : "other"),
+        rules::batchSize().Id);
+  // Modules and loops carry no offset in the model: one column is marked.
   for (const ModuleSite &M : Model.Modules) {
     std::string Message =
         "module '" + M.Name + "' (" + M.Type + ") constructed here";
     if (size_t Colon = M.RegisteredAt.rfind(':'); Colon != std::string::npos)
       Message += ", registered at " +
-                 Printer.displayPath(M.RegisteredAt.substr(0, Colon)) +
+                 DisplayPath(M.RegisteredAt.substr(0, Colon)) +
                  M.RegisteredAt.substr(Colon);
-    Printer.print(DiagLevel::Note, M.File, M.Line, M.Column, 1, Message,
-                  rules::moduleNote().Id);
+    Add(M.File, M.Line, M.Column, 0, 1, Message, rules::moduleNote().Id);
   }
   for (const ModuleCall &Call : Model.ModuleCalls)
-    Printer.print(DiagLevel::Note, Call.File, Call.Line, Call.Column, 1,
-                  "call of module '" + Call.Name + "'" +
-                      (Call.InMacro ? " (in a macro expansion)" : ""),
-                  rules::moduleCallNote().Id);
+    Add(Call.File, Call.Line, Call.Column, Call.Offset, 1,
+        "call of module '" + Call.Name + "'" +
+            (Call.InMacro ? " (in a macro expansion)" : ""),
+        rules::moduleCallNote().Id);
   for (const TrainingLoop &Loop : Model.TrainingLoops) {
     std::string Message = "training loop";
     if (!Loop.Function.empty())
@@ -145,9 +156,19 @@ void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
     Message += "; " + std::to_string(Loop.ZeroGradCalls.size()) +
                " zero_grad, " + std::to_string(Loop.BackwardCalls.size()) +
                " backward, " + std::to_string(Loop.StepCalls.size()) + " step";
-    Printer.print(DiagLevel::Note, Loop.File, Loop.Line, Loop.Column, 1,
-                  Message, rules::trainingLoopNote().Id);
+    Add(Loop.File, Loop.Line, Loop.Column, Loop.LoopOffset, 1, Message,
+        rules::trainingLoopNote().Id);
   }
+  return Notes;
+}
+
+void printProgramModel(const ProgramModel &Model, DiagnosticPrinter &Printer,
+                       llvm::raw_ostream &OS) {
+  for (const Finding &Note :
+       programModelNotes(Model, [&](llvm::StringRef Path) {
+         return Printer.displayPath(Path);
+       }))
+    Printer.print(Note);
   for (const std::string &Warning : Model.Warnings)
     Printer.printPlain(DiagLevel::Warning, Warning);
   OS << Model.Modules.size() << " module"
