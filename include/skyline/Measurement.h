@@ -159,6 +159,9 @@ struct MeasuredRun {
   /// On CUDA: where the layers' GpuMs came from (CUDA events where CUPTI is
   /// unavailable); None when no layer has one.
   GpuTimeSource GpuMsSource = GpuTimeSource::None;
+  /// On CUDA: why the GPU figures are missing or low (no CUPTI, dropped
+  /// records, kernels no layer could be given); empty when they are whole.
+  std::string GpuNote;
 };
 
 struct Measurement {

@@ -171,6 +171,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   Run.DeviceCapacityBytes =
       Gpu.number<int64_t>(key::MemoryCapacityBytes, Least::Zero);
   Run.GpuMsSource = gpuTimeSource(Gpu);
+  Run.GpuNote = Gpu.get<std::string>(key::Note);
   return Run;
 }
 
@@ -252,6 +253,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.DatasetsGcd =
       Node.number<int64_t>(key::DatasetsGcd, Least::Zero, Run.DatasetSamples);
   Run.GpuMsSource = gpuTimeSource(Node);
+  Run.GpuNote = Node.get<std::string>(key::GpuNote);
   Run.OtherWorkCores = Node.number<double>("other_work_cores", Least::Zero, -1);
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
     YamlFields Breakdown(B, Node.key("breakdown"));
@@ -332,6 +334,8 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   if (Run.GpuMsSource != GpuTimeSource::None)
     Out << YAML::Key << key::GpuMsSource << YAML::Value
         << nameOf(Run.GpuMsSource);
+  if (!Run.GpuNote.empty())
+    Out << YAML::Key << key::GpuNote << YAML::Value << Run.GpuNote;
   if (Run.DynamicMallocMs > 0)
     Out << YAML::Key << "dynamic_malloc_ms" << YAML::Value
         << Run.DynamicMallocMs;

@@ -271,6 +271,10 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
     Ms *= Scale;
   Run.Layers = Breakdown.Layers;
   Run.GpuMsSource = Breakdown.GpuMsSource; // a timing run times no layers
+  if (!Breakdown.GpuNote.empty()) // the layers' GPU time is its
+    Run.GpuNote = Run.GpuNote.empty() || Run.GpuNote == Breakdown.GpuNote
+                      ? Breakdown.GpuNote
+                      : Run.GpuNote + "; " + Breakdown.GpuNote;
   for (LayerMeasure &Layer : Run.Layers) {
     Layer.ForwardMs *= Scale;
     Layer.BackwardMs *= Scale;

@@ -110,7 +110,7 @@ void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
       "allocator_peak_reserved_bytes: %lld, "
       "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
       "cupti: %s, kernels: %llu, dropped_records: %llu, "
-      "%s: %s, tagged_peak_bytes: %lld, note: ",
+      "%s: %s, tagged_peak_bytes: %lld, %s: ",
       key::Gpu, (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
       key::MemoryCapacityBytes, (long long)G.MemoryCapacityBytes,
       (long long)G.AllocatorPeakBytes, (long long)G.AllocatorPeakReservedBytes,
@@ -119,7 +119,7 @@ void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
       (unsigned long long)G.DroppedRecords, key::GpuMsSource,
       G.GpuMsSource.empty() ? nameOf(GpuTimeSource::None)
                             : G.GpuMsSource.c_str(),
-      (long long)G.TaggedPeakBytes);
+      (long long)G.TaggedPeakBytes, key::Note);
   writeQuoted(Out, G.Note);
   std::fprintf(Out, "}\n");
 }

@@ -349,12 +349,13 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesEachOnce) {
   std::vector<std::string> Ids;
   for (const RuleInfo &Rule : ruleCatalog())
     Ids.push_back(Rule.Id.str());
-  EXPECT_EQ(Ids,
-            (std::vector<std::string>{
-                "skyline-batch-size", "skyline-memory-capacity",
-                "skyline-hot-layer", "skyline-memory-breakdown",
-                "skyline-malloc-thresholds", "skyline-throughput-regression",
-                "skyline-memory-regression", "skyline-baseline-environment"}));
+  EXPECT_EQ(
+      Ids,
+      (std::vector<std::string>{
+          "skyline-batch-size", "skyline-memory-capacity", "skyline-hot-layer",
+          "skyline-memory-breakdown", "skyline-malloc-thresholds",
+          "skyline-gpu-measurement", "skyline-throughput-regression",
+          "skyline-memory-regression", "skyline-baseline-environment"}));
   std::vector<std::unique_ptr<Rule>> Rules = createRules();
   for (size_t I = 0; I < ruleCatalog().size(); ++I)
     EXPECT_EQ(ruleCatalog()[I].Origin,

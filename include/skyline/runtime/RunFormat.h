@@ -217,6 +217,10 @@ inline constexpr char GpuMs[] = "gpu_ms";
 inline constexpr char Gpu[] = "gpu"; // a CUDA run's device memory and CUPTI
 inline constexpr char MemoryCapacityBytes[] = "memory_capacity_bytes";
 inline constexpr char GpuMsSource[] = "gpu_ms_source"; // GpuTimeSource
+/// Why a CUDA run's GPU figures are missing or low: the result's gpu.note,
+/// a report's run's gpu_note.
+inline constexpr char Note[] = "note";
+inline constexpr char GpuNote[] = "gpu_note";
 /// The setup kind by statement: [{statement, bytes}] (the report adds file,
 /// line and text).
 inline constexpr char SetupStatements[] = "setup_statements";

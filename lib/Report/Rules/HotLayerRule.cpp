@@ -1,8 +1,12 @@
 //===- HotLayerRule.cpp - skyline-hot-layer -------------------------------===//
 //
-// A module call site whose forward and backward self time is at least
-// --hot-layer-share of the iteration: a warning at the call, a note where
-// the module is constructed.
+// A module call site whose time is at least --hot-layer-share of the
+// iteration: a warning at the call, a note where the module is constructed.
+// On CUDA the time is the layer's GPU time (gpu_ms: CUPTI's kernels, or its
+// span on the stream with CUDA events) where the run measured it: its CPU
+// time there is only the launches, the GPU runs the layer later. Elsewhere
+// (the CPU, or a CUDA run without gpu_ms) it is forward and backward self
+// time, and the message says which.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,10 +53,10 @@ public:
     static const RuleInfo Info{
         "skyline-hot-layer",
         "A layer takes a large share of the iteration time",
-        "The layer's forward and backward time is above the share of the "
-        "iteration time set "
-        "by --hot-layer-share; reported at the call site and the construction "
-        "site.",
+        "The layer's time (on CUDA its GPU time where measured, else its "
+        "forward and backward time) is above the share of the iteration time "
+        "set by --hot-layer-share; reported at the call site and the "
+        "construction site.",
         DiagLevel::Warning,
         RulePrecision::High,
         RuleOrigin::Measurement,
@@ -78,8 +82,33 @@ public:
   }
 
 private:
+  /// The layer's GPU time where the run measured it, else its CPU time.
+  static bool onGpu(const LayerMeasure &Layer) { return Layer.GpuMs >= 0; }
+  static double layerMs(const LayerMeasure &Layer) {
+    return onGpu(Layer) ? Layer.GpuMs : Layer.ForwardMs + Layer.BackwardMs;
+  }
   static double share(const MeasuredRun &Run, const LayerMeasure &Layer) {
-    return (Layer.ForwardMs + Layer.BackwardMs) / Run.IterationMs.Mean;
+    return layerMs(Layer) / Run.IterationMs.Mean;
+  }
+
+  /// What the figures are: the GPU's time and its source, or the CPU's,
+  /// said to be the CPU's on a CUDA run.
+  static std::string figures(const MeasuredRun &Run, const LayerMeasure &Layer,
+                             bool Cuda) {
+    if (onGpu(Layer))
+      return llvm::formatv("GPU time {0:F2} ms ({1}) of {2:F2} ms", Layer.GpuMs,
+                           Run.GpuMsSource == GpuTimeSource::CudaEvents
+                               ? "its span on the stream, from CUDA events"
+                               : "its kernels, from CUPTI",
+                           Run.IterationMs.Mean)
+          .str();
+    return llvm::formatv(
+               "forward {0:F2} ms, backward {1:F2} ms of {2:F2} ms{3}",
+               Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Mean,
+               Cuda ? " (CPU time: the run measured no GPU time "
+                      "for this layer)"
+                    : "")
+        .str();
   }
 
   void report(const RuleContext &Context, const MeasuredRun &Run,
@@ -92,9 +121,12 @@ private:
     Call.Message =
         llvm::formatv(
             "layer '{0}'{1} takes {2} of the iteration time at batch size {3}: "
-            "forward {4:F2} ms, backward {5:F2} ms of {6:F2} ms",
+            "{4}",
             Layer.Name, Type, formatShare(share(Run, Layer)), Run.BatchSize,
-            Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Mean)
+            figures(Run, Layer,
+                    Context.Measured.Device == DeviceType::CUDA ||
+                        Run.Device == DeviceType::CUDA ||
+                        Run.GpuMsSource != GpuTimeSource::None))
             .str();
     Out.push_back(std::move(Call));
     for (const ModuleSite &Module : Context.Program.Modules) {
