@@ -126,6 +126,21 @@ public:
     return true;
   }
 
+  /// LibTorch's headers are most of the parse, and every analysis looks at
+  /// the user's code only: the bodies of ordinary functions in system
+  /// headers are skipped (Sema still parses those it must: constexpr,
+  /// deduced return types). Templates keep theirs: instantiating one (a
+  /// module holder's constructor making the user's module) instantiates
+  /// the user's code the analyses read. The user's own headers keep all.
+  bool shouldSkipFunctionBody(Decl *D) override {
+    const SourceManager &SM = CI.getSourceManager();
+    if (!SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return false;
+    if (D->isTemplated())
+      return false;
+    return true;
+  }
+
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return;
@@ -164,6 +179,8 @@ public:
                                                  llvm::StringRef) override {
     CI.getPreprocessor().addPPCallbacks(
         std::make_unique<UserFileRecorder>(CI.getSourceManager(), Out.Files));
+    // Read by ExecuteAction, after this: AnalysisConsumer says which.
+    CI.getFrontendOpts().SkipFunctionBodies = true;
     return std::make_unique<AnalysisConsumer>(CI, Out, Options);
   }
 
@@ -360,7 +377,8 @@ void resolvePendingOption(BatchSizeSite &Site,
 }
 
 /// Adds Dataset to Kept's shared datasets unless it is one Kept has.
-void shareDataset(BatchSizeSite &Kept, const std::optional<SourceSpan> &Dataset) {
+void shareDataset(BatchSizeSite &Kept,
+                  const std::optional<SourceSpan> &Dataset) {
   if (!Dataset)
     return;
   auto Same = [&](const SourceSpan &S) {
