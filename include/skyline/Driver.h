@@ -18,6 +18,7 @@
 
 namespace llvm {
 class raw_ostream;
+class StringRef;
 } // namespace llvm
 
 namespace skyline {
@@ -59,6 +60,15 @@ struct CommandLineOptions {
   GateOptions Gate;
   std::string ConfigFile; // the .skyline.yaml the defaults came from
 };
+
+/// The work directory the options name: --work-dir, else
+/// <-p dir>/skyline-work, else ./skyline-work; absolute.
+std::string workDirectoryFor(const CommandLineOptions &Options);
+
+/// The report of the latest measurement in a work directory: each measured
+/// run (not --analyze-only or --from-report) writes it there, as --report
+/// would; skyline-lsp shows the measured findings from it.
+std::string latestReportPath(llvm::StringRef WorkDir);
 
 int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                     llvm::raw_ostream &Err);

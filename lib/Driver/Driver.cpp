@@ -460,6 +460,16 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
     return ExitToolError;
   }
+  // The latest measurement stays in the work directory, where skyline-lsp
+  // finds it (docs/editors.md); it is a cache, so failing to keep it only
+  // warns.
+  if (Options.FromReport.empty())
+    if (llvm::Error E =
+            writeFileAtomically(latestReportPath(defaultWorkDir(Options)),
+                                reportToYAML(Report, &Model)))
+      ErrPrinter.printPlain(DiagLevel::Warning,
+                            "the work directory's report was not kept: " +
+                                llvm::toString(std::move(E)));
   if (Verdict && !Verdict->CannotCompare.empty()) {
     ErrPrinter.printPlain(
         DiagLevel::Error,
@@ -488,6 +498,14 @@ loadBaseline(const CommandLineOptions &Options) {
 }
 
 } // namespace
+
+std::string workDirectoryFor(const CommandLineOptions &Options) {
+  return defaultWorkDir(Options);
+}
+
+std::string latestReportPath(llvm::StringRef WorkDir) {
+  return (WorkDir + "/report.yaml").str();
+}
 
 int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                     llvm::raw_ostream &Err) {
