@@ -1,0 +1,146 @@
+//===- LspDocument.h - What skyline-lsp shows for one program ---*- C++ -*-===//
+//
+// The language server's answers, computed from the stages' own results
+// with no protocol types: the findings of the front end (programModelNotes)
+// and of the rules on the latest measurement (runRules on a saved report),
+// the hover texts, the inlay hints and the batch-size actions (the fix-its
+// of makeBatchSizeFix, as --export-fixes writes them). LspServer.h puts them
+// on the wire; these are unit-tested without it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef SKYLINE_LSPDOCUMENT_H
+#define SKYLINE_LSPDOCUMENT_H
+
+#include "skyline/Findings.h"
+#include "skyline/Model.h"
+#include "skyline/ProgramModel.h"
+#include "skyline/Rules.h"
+#include "skyline/RunReport.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace skyline {
+
+/// A 0-based line and character (UTF-16 code units), as LSP counts them.
+struct LspPosition {
+  int Line = 0;
+  int Character = 0;
+};
+
+/// Byte offsets and LSP positions in one text.
+class TextIndex {
+public:
+  explicit TextIndex(std::string Text = "");
+  LspPosition position(unsigned Offset) const;
+  unsigned offset(LspPosition Position) const;
+  /// The offset of a 1-based line and byte column, as clang counts them.
+  unsigned offsetOf(unsigned Line, unsigned Column) const;
+  const std::string &text() const { return Text; }
+
+private:
+  std::string Text;
+  std::vector<unsigned> LineStarts;
+};
+
+/// Where each line of the text analyzed is in the text edited since (the
+/// lines before and after the region an edit changed keep their text); a
+/// line inside that region has none.
+class LineMap {
+public:
+  LineMap(llvm::StringRef Analyzed, llvm::StringRef Current);
+  std::optional<int> map(int Line) const; // 0-based
+  /// The line of the text analyzed that a current line was; none inside
+  /// the changed region.
+  std::optional<int> unmap(int Line) const;
+  bool identity() const { return Same; }
+
+private:
+  bool Same = true;
+  int Prefix = 0;      // lines equal from the start
+  int AnalyzedEnd = 0; // first line of the common suffix, analyzed text
+  int Shift = 0;       // current line = analyzed line + Shift past it
+};
+
+/// What the server knows of one program: its static model as last analyzed
+/// and what its latest measurement says.
+struct ProgramState {
+  ProgramModel Model; // absolute paths
+  std::vector<Finding> StaticNotes;
+  RuleOptions Rules;
+  /// The latest measurement's report, its Model stage and the rules'
+  /// findings, anchored in the code as it is now; none without a report.
+  std::optional<SavedReport> Report;
+  std::string ReportPath;
+  std::optional<Analysis> Predicted;
+  std::vector<Finding> Measured;
+  /// The program's files changed since it was measured (their SHA-256
+  /// differ from the report's): the findings say so.
+  bool MeasuredBeforeChange = false;
+};
+
+/// The suffix a measured finding from a report made before the code changed
+/// carries in its message.
+constexpr const char *MeasuredBeforeChangeNote =
+    " (measured before the change)";
+
+/// Fills the measured half of State from a report of this program:
+/// the Model stage and the rules as `--from-report` runs them, the findings
+/// moved onto the current code where their place moved (the batch-size
+/// literal, a layer's call or construction, an optimizer's learning rate)
+/// and, when the files changed since, marked and without fix-its.
+void loadMeasurement(ProgramState &State, SavedReport Report,
+                     llvm::StringRef ReportPath);
+
+/// Whether Report describes the program of Source (an absolute path): one
+/// of its sources is Source, relative paths taken from BaseDir.
+bool reportDescribes(const SavedReport &Report, llvm::StringRef Source,
+                     llvm::StringRef BaseDir);
+
+/// Makes every path of Report's program model absolute (from BaseDir).
+void makeReportPathsAbsolute(SavedReport &Report, llvm::StringRef BaseDir);
+
+/// Markdown for a hover on the training batch-size literal: predicted time,
+/// throughput and memory with their 90% intervals at the current, the
+/// suggested, the doubled and the largest fitting sizes, and the fits'
+/// quality; without a measurement, what the front end found and how to
+/// measure.
+std::string batchSizeHover(const ProgramState &State);
+
+/// Markdown for a hover on a layer's call or construction at File:Line
+/// (1-based): its forward and backward time, share and memory in the
+/// measured run at the declared size; none when no layer is there.
+std::optional<std::string> layerHover(const ProgramState &State,
+                                      llvm::StringRef File, unsigned Line);
+
+/// An inlay hint at a byte offset of File as analyzed.
+struct InlayHintAt {
+  std::string File;
+  unsigned Offset = 0;
+  std::string Label;
+  bool PaddingLeft = true;
+};
+
+/// Each measured layer's call (forward, backward and share of the
+/// iteration), the batch-size literal (predicted throughput and peak
+/// memory) and the training loop (iteration time); none unmeasured.
+std::vector<InlayHintAt> inlayHints(const ProgramState &State);
+
+/// "Set batch size to N": the suggested size, sizes between it and the
+/// largest that fits, that size, and double the current one, each titled
+/// with its predicted throughput change and peak memory, with the fix-it
+/// of makeBatchSizeFix (the edit --export-fixes writes).
+struct BatchSizeAction {
+  std::string Title;
+  int64_t BatchSize = 0;
+  Finding Fix;
+  bool Preferred = false; // the suggestion
+};
+std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State);
+
+} // namespace skyline
+
+#endif // SKYLINE_LSPDOCUMENT_H

@@ -1,0 +1,475 @@
+//===- LspDocument.cpp - What skyline-lsp shows for one program -----------===//
+
+#include "skyline/LspDocument.h"
+
+#include "skyline/FixExport.h"
+#include "skyline/Units.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace skyline {
+
+TextIndex::TextIndex(std::string TheText) : Text(std::move(TheText)) {
+  LineStarts.push_back(0);
+  for (unsigned I = 0; I < Text.size(); ++I)
+    if (Text[I] == '\n')
+      LineStarts.push_back(I + 1);
+}
+
+/// UTF-16 code units of the UTF-8 bytes [From, To): a four-byte sequence
+/// is two, continuation bytes none.
+static int utf16Units(llvm::StringRef Text, unsigned From, unsigned To) {
+  int Units = 0;
+  for (unsigned I = From; I < To && I < Text.size(); ++I) {
+    unsigned char C = Text[I];
+    if ((C & 0xC0) == 0x80)
+      continue;
+    Units += C >= 0xF0 ? 2 : 1;
+  }
+  return Units;
+}
+
+LspPosition TextIndex::position(unsigned Offset) const {
+  Offset = std::min<unsigned>(Offset, Text.size());
+  auto It = std::upper_bound(LineStarts.begin(), LineStarts.end(), Offset);
+  int Line = int(It - LineStarts.begin()) - 1;
+  return {Line, utf16Units(Text, LineStarts[Line], Offset)};
+}
+
+unsigned TextIndex::offset(LspPosition Position) const {
+  if (Position.Line < 0)
+    return 0;
+  if (size_t(Position.Line) >= LineStarts.size())
+    return Text.size();
+  unsigned I = LineStarts[Position.Line];
+  for (int Units = 0; I < Text.size() && Text[I] != '\n';) {
+    if (Units >= Position.Character)
+      break;
+    unsigned char C = Text[I];
+    Units += C >= 0xF0 ? 2 : 1;
+    ++I;
+    while (I < Text.size() && (Text[I] & 0xC0) == 0x80)
+      ++I;
+  }
+  return I;
+}
+
+unsigned TextIndex::offsetOf(unsigned Line, unsigned Column) const {
+  if (Line == 0 || Line > LineStarts.size())
+    return Text.size();
+  return std::min<unsigned>(LineStarts[Line - 1] + (Column ? Column - 1 : 0),
+                            Text.size());
+}
+
+LineMap::LineMap(llvm::StringRef Analyzed, llvm::StringRef Current) {
+  if (Analyzed == Current)
+    return;
+  Same = false;
+  llvm::SmallVector<llvm::StringRef, 0> A, C;
+  Analyzed.split(A, '\n');
+  Current.split(C, '\n');
+  size_t P = 0;
+  while (P < A.size() && P < C.size() && A[P] == C[P])
+    ++P;
+  size_t S = 0;
+  while (S < A.size() - P && S < C.size() - P &&
+         A[A.size() - 1 - S] == C[C.size() - 1 - S])
+    ++S;
+  Prefix = int(P);
+  AnalyzedEnd = int(A.size() - S);
+  Shift = int(C.size()) - int(A.size());
+}
+
+std::optional<int> LineMap::map(int Line) const {
+  if (Same || Line < Prefix)
+    return Line;
+  if (Line >= AnalyzedEnd)
+    return Line + Shift;
+  return std::nullopt;
+}
+
+std::optional<int> LineMap::unmap(int Line) const {
+  if (Same || Line < Prefix)
+    return Line;
+  if (Line >= AnalyzedEnd + Shift)
+    return Line - Shift;
+  return std::nullopt;
+}
+
+static std::string absoluteFrom(llvm::StringRef BaseDir, llvm::StringRef Path) {
+  if (Path.empty() || llvm::sys::path::is_absolute(Path))
+    return Path.str();
+  llvm::SmallString<256> Full(BaseDir);
+  llvm::sys::path::append(Full, Path);
+  llvm::sys::path::remove_dots(Full, true);
+  return std::string(Full);
+}
+
+bool reportDescribes(const SavedReport &Report, llvm::StringRef Source,
+                     llvm::StringRef BaseDir) {
+  return llvm::any_of(Report.Program.Sources, [&](const std::string &S) {
+    return absoluteFrom(BaseDir, S) == Source;
+  });
+}
+
+void makeReportPathsAbsolute(SavedReport &Report, llvm::StringRef BaseDir) {
+  ProgramModel &M = Report.Program;
+  auto Fix = [&](std::string &Path) { Path = absoluteFrom(BaseDir, Path); };
+  auto FixSite = [&](BatchSizeSite &Site) {
+    Fix(Site.Literal.File);
+    for (TextEdit &Edit : Site.OverrideEdits)
+      Fix(Edit.Range.File);
+    for (UseStep &Step : Site.Chain)
+      Fix(Step.File);
+  };
+  for (std::string &S : M.Sources)
+    Fix(S);
+  if (M.BatchSize)
+    FixSite(*M.BatchSize);
+  for (BatchSizeSite &Site : M.OtherBatchSizes)
+    FixSite(Site);
+  for (ModuleSite &Site : M.Modules)
+    Fix(Site.File);
+  for (ModuleCall &Call : M.ModuleCalls)
+    Fix(Call.File);
+  for (std::string &F : M.Files)
+    Fix(F);
+  std::map<std::string, std::string> Digests;
+  for (const auto &[File, Digest] : M.FileSha256)
+    Digests[absoluteFrom(BaseDir, File)] = Digest;
+  M.FileSha256 = std::move(Digests);
+  for (TrainingLoop &Loop : M.TrainingLoops) {
+    Fix(Loop.File);
+    for (OptimizerSite &Opt : Loop.Optimizers) {
+      Fix(Opt.File);
+      if (Opt.LearningRate)
+        Fix(Opt.LearningRate->File);
+    }
+  }
+  for (MeasuredRun &Run : Report.Measured.Runs)
+    for (LayerMeasure &Layer : Run.Layers)
+      Fix(Layer.File);
+}
+
+static bool sameSpan(const SourceSpan &A, const SourceSpan &B) {
+  return A.File == B.File && A.Offset == B.Offset;
+}
+
+/// Where a finding of the report's program model is in the current one:
+/// its span when the place moved (the batch-size literal, a call or
+/// construction of the same layer, the same optimizer's learning rate);
+/// none when the place is not one of those.
+static std::optional<SourceSpan> moveOnto(const SourceSpan &At,
+                                          const ProgramModel &Then,
+                                          const ProgramModel &Now) {
+  if (Then.BatchSize && Now.BatchSize && sameSpan(At, Then.BatchSize->Literal))
+    return Now.BatchSize->Literal;
+  for (const ModuleCall &Call : Then.ModuleCalls)
+    if (Call.File == At.File && Call.Line == At.Line)
+      for (const ModuleCall &Moved : Now.ModuleCalls)
+        if (Moved.Name == Call.Name)
+          return SourceSpan{Moved.File, Moved.Line, Moved.Column, Moved.Offset,
+                            At.Length};
+  for (const ModuleSite &Site : Then.Modules)
+    if (Site.File == At.File && Site.Line == At.Line)
+      for (const ModuleSite &Moved : Now.Modules)
+        if (Moved.Name == Site.Name)
+          return SourceSpan{Moved.File, Moved.Line, Moved.Column, 0, At.Length};
+  for (const TrainingLoop &Loop : Then.TrainingLoops)
+    for (const OptimizerSite &Opt : Loop.Optimizers)
+      if (Opt.LearningRate && sameSpan(At, *Opt.LearningRate))
+        for (const TrainingLoop &NowLoop : Now.TrainingLoops)
+          for (const OptimizerSite &NowOpt : NowLoop.Optimizers)
+            if (NowOpt.Name == Opt.Name && NowOpt.LearningRate)
+              return *NowOpt.LearningRate;
+  return std::nullopt;
+}
+
+/// The training loop shapes tensors by the batch size (the driver's rule).
+static bool needsWholeBatches(const ProgramModel &Program) {
+  return llvm::any_of(Program.TrainingLoops, [](const TrainingLoop &Loop) {
+    return !Loop.BatchShapes.empty();
+  });
+}
+
+void loadMeasurement(ProgramState &State, SavedReport Report,
+                     llvm::StringRef ReportPath) {
+  State.ReportPath = ReportPath.str();
+  State.Measured.clear();
+  State.MeasuredBeforeChange = false;
+  for (const auto &[File, Digest] : Report.Program.FileSha256) {
+    auto Now = State.Model.FileSha256.find(File);
+    if (Now == State.Model.FileSha256.end() || Now->second != Digest)
+      State.MeasuredBeforeChange = true;
+  }
+  if (Report.Program.FileSha256.empty())
+    State.MeasuredBeforeChange = true; // nothing ties it to this text
+  const ProgramModel &Then = Report.Program;
+  int64_t Declared = Then.BatchSize ? Then.BatchSize->Value : 0;
+  ModelOptions Options = State.Rules.Model;
+  Options.WholeBatchesOnly = needsWholeBatches(Then);
+  State.Predicted = analyze(Report.Measured, Declared, Options);
+  if (Then.BatchSize)
+    State.Measured =
+        runRules({Then, Report.Measured, *State.Predicted, State.Rules});
+  for (Finding &F : State.Measured) {
+    if (!State.MeasuredBeforeChange)
+      continue;
+    // The report's offsets hold for the text it was made from: each
+    // finding goes where its place is now, and its fix-it, made for the
+    // old text, is dropped (the actions are made from the current model).
+    if (std::optional<SourceSpan> Moved = moveOnto(F.At, Then, State.Model))
+      F.At = *Moved;
+    F.Edits.clear();
+    F.Message += MeasuredBeforeChangeNote;
+  }
+  State.Report = std::move(Report);
+}
+
+/// The measured run at the declared size (the rules' current run).
+static const MeasuredRun *currentRun(const ProgramState &State) {
+  if (!State.Report || !State.Predicted)
+    return nullptr;
+  const ProgramModel &Then = State.Report->Program;
+  if (!Then.BatchSize)
+    return nullptr;
+  RuleContext Context{Then, State.Report->Measured, *State.Predicted,
+                      State.Rules};
+  return Context.currentRun();
+}
+
+static std::string interval(double Low, double High, const char *Format) {
+  if (!std::isfinite(High))
+    return llvm::formatv("({0}..)", llvm::formatv(Format, Low)).str();
+  return llvm::formatv("({0}..{1})", llvm::formatv(Format, Low),
+                       llvm::formatv(Format, High))
+      .str();
+}
+
+static std::string byteInterval(const Interval &R) {
+  if (!std::isfinite(R.High))
+    return "(" + formatBytes(int64_t(R.Low)) + "..)";
+  return "(" + formatBytes(int64_t(R.Low)) + ".." +
+         formatBytes(int64_t(R.High)) + ")";
+}
+
+std::string batchSizeHover(const ProgramState &State) {
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  const BatchSizeSite &Site = *State.Model.BatchSize;
+  OS << "**training batch size** `" << Site.Name << "` = " << Site.Value << " ("
+     << batchSizeKindName(Site.Kind) << ")\n\n";
+  if (!State.Predicted) {
+    OS << "Not measured yet: run `skyline-check " << Site.Literal.File
+       << " -p <build dir>` to measure; its report is read from the work "
+          "directory.";
+    return Text;
+  }
+  const Analysis &A = *State.Predicted;
+  if (!A.canPredictTime() || !A.canPredictMemory()) {
+    OS << "cannot predict: "
+       << (A.TimeProblem.empty() ? A.MemoryProblem : A.TimeProblem) << "\n";
+    return Text;
+  }
+  std::vector<std::pair<int64_t, std::string>> Rows{{Site.Value, "current"}};
+  if (A.Suggested)
+    Rows.push_back({A.Suggested->BatchSize, "suggested"});
+  Rows.push_back({Site.Value * 2, "doubled"});
+  if (A.MaxBatchSize)
+    Rows.push_back({*A.MaxBatchSize, "largest that fits"});
+  OS << "| batch size | | iteration ms | samples/s | peak memory |\n"
+     << "| ---: | --- | ---: | ---: | ---: |\n";
+  for (const auto &[Size, What] : Rows) {
+    std::optional<Prediction> P = predictAt(A, Size);
+    if (!P)
+      continue;
+    OS << "| " << Size << " | " << What
+       << (P->Extrapolated ? " (extrapolated)" : "") << " | "
+       << llvm::formatv("{0:F2}", P->IterationMs) << " "
+       << interval(P->IterationMsRange.Low, P->IterationMsRange.High, "{0:F2}")
+       << " | " << llvm::formatv("{0:F0}", P->Throughput) << " "
+       << interval(P->ThroughputRange.Low, P->ThroughputRange.High, "{0:F0}")
+       << " | " << formatBytes(P->PeakBytes) << " "
+       << byteInterval(P->PeakBytesRange) << " |\n";
+  }
+  OS << "\n90% intervals in parentheses. Fits: iteration time R² "
+     << llvm::formatv("{0:F4}", A.IterationMs->RSquared) << ", peak memory R² "
+     << llvm::formatv("{0:F4}", A.PeakBytes->RSquared) << ", over "
+     << A.TimePoints.size() << " batch sizes measured (up to "
+     << A.LargestMeasuredBatchSize << ")";
+  if (A.Suggested)
+    OS << "; suggested " << A.Suggested->BatchSize << ": "
+       << formatShare(A.Suggested->Gain) << " more throughput ("
+       << formatShareRange(A.Suggested->GainRange.Low,
+                           A.Suggested->GainRange.High)
+       << ")";
+  else if (!A.NoSuggestionReason.empty())
+    OS << "; no suggestion: " << A.NoSuggestionReason;
+  OS << ".";
+  if (State.MeasuredBeforeChange)
+    OS << "\n\n*Measured before the change* (" << State.ReportPath << ").";
+  return Text;
+}
+
+/// The measured layer of a call or construction at File:Line.
+static const LayerMeasure *layerAt(const ProgramState &State,
+                                   const MeasuredRun &Run, llvm::StringRef File,
+                                   unsigned Line, std::string &Name) {
+  for (const ModuleCall &Call : State.Model.ModuleCalls)
+    if (Call.File == File && Call.Line == Line)
+      Name = Call.Name;
+  if (Name.empty())
+    for (const ModuleSite &Site : State.Model.Modules)
+      if (Site.File == File && Site.Line == Line)
+        Name = Site.Name;
+  if (Name.empty())
+    return nullptr;
+  for (const LayerMeasure &Layer : Run.Layers)
+    if (Layer.Name == Name)
+      return &Layer;
+  return nullptr;
+}
+
+std::optional<std::string> layerHover(const ProgramState &State,
+                                      llvm::StringRef File, unsigned Line) {
+  const MeasuredRun *Run = currentRun(State);
+  if (!Run)
+    return std::nullopt;
+  std::string Name;
+  const LayerMeasure *Layer = layerAt(State, *Run, File, Line, Name);
+  if (!Layer)
+    return std::nullopt;
+  double Iteration = Run->IterationMs.Median;
+  double Share =
+      Iteration > 0 ? (Layer->ForwardMs + Layer->BackwardMs) / Iteration : 0;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  OS << "**layer** `" << Layer->Name << "` (" << Layer->Type
+     << ") at batch size " << Run->BatchSize << "\n\n"
+     << "| | |\n| --- | ---: |\n"
+     << "| forward | " << llvm::formatv("{0:F2}", Layer->ForwardMs) << " ms |\n"
+     << "| backward | " << llvm::formatv("{0:F2}", Layer->BackwardMs)
+     << " ms |\n"
+     << "| share of the iteration | " << formatShare(Share) << " of "
+     << llvm::formatv("{0:F2}", Iteration) << " ms |\n";
+  if (Layer->GpuMs >= 0)
+    OS << "| GPU kernels | " << llvm::formatv("{0:F2}", Layer->GpuMs)
+       << " ms |\n";
+  OS << "| activations at the peak | " << formatBytes(Layer->ActivationBytes)
+     << " |\n"
+     << "| weights | " << formatBytes(Layer->WeightBytes) << " |\n";
+  if (State.MeasuredBeforeChange)
+    OS << "\n*Measured before the change* (" << State.ReportPath << ").";
+  return Text;
+}
+
+std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
+  std::vector<InlayHintAt> Hints;
+  const MeasuredRun *Run = currentRun(State);
+  if (!Run || !State.Model.BatchSize)
+    return Hints;
+  const char *Stale = State.MeasuredBeforeChange ? " (before the change)" : "";
+  double Iteration = Run->IterationMs.Median;
+  for (const ModuleCall &Call : State.Model.ModuleCalls) {
+    const LayerMeasure *Layer = nullptr;
+    for (const LayerMeasure &L : Run->Layers)
+      if (L.Name == Call.Name)
+        Layer = &L;
+    if (!Layer || Iteration <= 0)
+      continue;
+    Hints.push_back(
+        {Call.File, Call.Offset + Call.Length,
+         llvm::formatv(
+             "fwd {0:F2} ms, bwd {1:F2} ms, {2} of the iteration{3}",
+             Layer->ForwardMs, Layer->BackwardMs,
+             formatShare((Layer->ForwardMs + Layer->BackwardMs) / Iteration),
+             Stale)
+             .str()});
+  }
+  const BatchSizeSite &Site = *State.Model.BatchSize;
+  if (std::optional<Prediction> P = predictAt(*State.Predicted, Site.Value))
+    Hints.push_back(
+        {Site.Literal.File, Site.Literal.Offset + Site.Literal.Length,
+         llvm::formatv("{0:F0} samples/s, {1} peak{2}", P->Throughput,
+                       formatBytes(P->PeakBytes), Stale)
+             .str()});
+  else
+    Hints.push_back({Site.Literal.File,
+                     Site.Literal.Offset + Site.Literal.Length,
+                     llvm::formatv("measured at {0}: {1:F0} samples/s, {2} "
+                                   "peak{3}",
+                                   Run->BatchSize, Run->Throughput,
+                                   formatBytes(Run->PeakBytes), Stale)
+                         .str()});
+  for (const TrainingLoop &Loop : State.Model.TrainingLoops)
+    if (Loop.LoopOffset > 0 || Loop.Line == 1)
+      Hints.push_back({Loop.File, Loop.LoopOffset,
+                       llvm::formatv("{0:F2} ms/iteration at batch size {1}{2}",
+                                     Iteration, Run->BatchSize, Stale)
+                           .str(),
+                       false});
+  return Hints;
+}
+
+std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State) {
+  std::vector<BatchSizeAction> Actions;
+  if (!State.Model.BatchSize)
+    return Actions;
+  const BatchSizeSite &Site = *State.Model.BatchSize;
+  std::vector<std::pair<int64_t, std::string>> Sizes;
+  const Analysis *A = State.Predicted ? &*State.Predicted : nullptr;
+  if (A && A->Suggested)
+    Sizes.push_back({A->Suggested->BatchSize, "suggested"});
+  if (A && A->Suggested && A->MaxBatchSize &&
+      *A->MaxBatchSize > A->Suggested->BatchSize) {
+    // Two sizes between the suggestion and the largest that fits, in equal
+    // ratios, rounded as suggestions are.
+    double Ratio =
+        std::pow(double(*A->MaxBatchSize) / A->Suggested->BatchSize, 1.0 / 3);
+    int64_t Round = std::max<int64_t>(1, State.Rules.Model.RoundTo);
+    for (int Step = 1; Step <= 2; ++Step) {
+      int64_t Size = int64_t(A->Suggested->BatchSize * std::pow(Ratio, Step));
+      Size = std::max<int64_t>(Round, Size / Round * Round);
+      Sizes.push_back({Size, ""});
+    }
+  }
+  if (A && A->MaxBatchSize)
+    Sizes.push_back({*A->MaxBatchSize, "largest that fits"});
+  Sizes.push_back({Site.Value * 2, "doubled"});
+  for (const auto &[Size, What] : Sizes) {
+    if (Size == Site.Value || Size < 1 ||
+        llvm::any_of(Actions, [&, Size = Size](const BatchSizeAction &Done) {
+          return Done.BatchSize == Size;
+        }))
+      continue;
+    BatchSizeAction Action;
+    Action.BatchSize = Size;
+    Action.Fix = makeBatchSizeFix(Site, Size);
+    Action.Preferred = What == "suggested";
+    std::string Figures;
+    if (A)
+      if (std::optional<Prediction> P = predictAt(*A, Size)) {
+        std::optional<Prediction> Now = predictAt(*A, Site.Value);
+        if (Now && Now->Throughput > 0) {
+          double Gain = P->Throughput / Now->Throughput - 1;
+          Figures += (Gain < 0 ? "-" : "+") + formatShare(std::fabs(Gain)) +
+                     " throughput, ";
+        }
+        Figures += formatBytes(P->PeakBytes) + " peak";
+      }
+    std::string Label = What;
+    if (!Figures.empty())
+      Label += (Label.empty() ? "" : ": ") + Figures;
+    Action.Title = "Set batch size to " + std::to_string(Size) +
+                   (Label.empty() ? "" : " (" + Label + ")");
+    Actions.push_back(std::move(Action));
+  }
+  return Actions;
+}
+
+} // namespace skyline

@@ -1,0 +1,665 @@
+//===- LspServer.cpp - skyline-lsp: the analysis in the editor ------------===//
+//
+// The protocol side: MLIR's JSONTransport reads and writes the messages and
+// its MessageHandler dispatches them (an unknown method, or parameters that
+// do not decode, are answered with an error by the handler). Analyses run
+// on one worker thread, so hovers, hints and actions answer from the latest
+// results at once while a parse runs.
+//
+//===----------------------------------------------------------------------===//
+
+#include "skyline/LspServer.h"
+
+#include "skyline/CompilationSetup.h"
+#include "skyline/Config.h"
+#include "skyline/Frontend.h"
+#include "skyline/InputFile.h"
+#include "skyline/LspDocument.h"
+#include "skyline/RunReport.h"
+#include "skyline/TextReport.h"
+
+#include "mlir/Tools/lsp-server-support/Logging.h"
+#include "mlir/Tools/lsp-server-support/Protocol.h"
+#include "mlir/Tools/lsp-server-support/Transport.h"
+
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+namespace skyline {
+namespace {
+
+using mlir::lsp::Callback;
+using mlir::lsp::Logger;
+using mlir::lsp::URIForFile;
+namespace json = llvm::json;
+
+/// Parameters taken as they come: `initialize` reads fields MLIR's
+/// InitializeParams lacks (initializationOptions, rootUri).
+struct RawParams {
+  json::Value Value = nullptr;
+};
+bool fromJSON(const json::Value &Value, RawParams &Result, json::Path) {
+  Result.Value = Value;
+  return true;
+}
+
+/// textDocument/didSave, which MLIR's protocol types lack.
+struct DidSaveParams {
+  mlir::lsp::TextDocumentIdentifier textDocument;
+};
+bool fromJSON(const json::Value &Value, DidSaveParams &Result, json::Path P) {
+  json::ObjectMapper O(Value, P);
+  return O && O.map("textDocument", Result.textDocument);
+}
+
+/// One analysis of a program: the state LspDocument.h answers from and the
+/// text of each of its files as analyzed (positions are computed in it,
+/// then moved onto the editor's text by a LineMap).
+struct Analyzed {
+  ProgramState State;
+  std::map<std::string, TextIndex> Texts;
+  std::string Error; // the analysis failed: shown as one diagnostic
+  double Seconds = 0;
+};
+
+struct Document {
+  URIForFile Uri;
+  int64_t Version = 0;
+  std::string Text;
+  std::shared_ptr<const Analyzed> Latest;
+};
+
+json::Value toJSONPosition(const LspPosition &P) {
+  return json::Object{{"line", P.Line}, {"character", P.Character}};
+}
+
+json::Value rangeJSON(LspPosition Start, LspPosition End) {
+  return json::Object{{"start", toJSONPosition(Start)},
+                      {"end", toJSONPosition(End)}};
+}
+
+int severity(const Finding &F) {
+  // The front end's notes have no entry in the catalog of the rules.
+  bool FrontEndNote = !findRule(F.Rule);
+  switch (F.Level) {
+  case DiagLevel::Error:
+    return 1;
+  case DiagLevel::Warning:
+    return 2;
+  case DiagLevel::Note:
+    // The front end's layer, call and loop notes are many: hints, which
+    // editors show faintly; a batch-size note is information.
+    return FrontEndNote ? 4 : 3;
+  case DiagLevel::Remark:
+    return 4;
+  }
+  return 3;
+}
+
+class Server {
+public:
+  Server(mlir::lsp::JSONTransport &Transport, const LspServerOptions &Options)
+      : Handler(Transport), Options(Options) {
+    Handler.method("initialize", this, &Server::onInitialize);
+    Handler.notification("initialized", this, &Server::onInitialized);
+    Handler.method("shutdown", this, &Server::onShutdown);
+    Handler.notification("textDocument/didOpen", this, &Server::onDidOpen);
+    Handler.notification("textDocument/didChange", this, &Server::onDidChange);
+    Handler.notification("textDocument/didSave", this, &Server::onDidSave);
+    Handler.notification("textDocument/didClose", this, &Server::onDidClose);
+    Handler.method("textDocument/hover", this, &Server::onHover);
+    Handler.method("textDocument/inlayHint", this, &Server::onInlayHint);
+    Handler.method("textDocument/codeAction", this, &Server::onCodeAction);
+    PublishDiagnostics = Handler.outgoingNotification<json::Value>(
+        "textDocument/publishDiagnostics");
+    ShowMessage =
+        Handler.outgoingNotification<json::Value>("window/showMessage");
+    RefreshHints = Handler.outgoingRequest<json::Value, RawParams>(
+        "workspace/inlayHint/refresh",
+        [](json::Value, llvm::Expected<RawParams> Reply) {
+          if (!Reply)
+            llvm::consumeError(Reply.takeError());
+        });
+    Worker = std::thread([this] { work(); });
+  }
+
+  /// Ends the worker once its analysis is done (a parse is not interrupted).
+  void stop() {
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Stopping = true;
+    }
+    Wake.notify_all();
+  }
+  bool workerIdle() {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return !Busy;
+  }
+  void join() { Worker.join(); }
+
+  mlir::lsp::MessageHandler Handler;
+  bool ShutdownReceived = false;
+
+private:
+  void onInitialize(const RawParams &Params, Callback<json::Value> Reply);
+  void onInitialized(const RawParams &) {}
+  void onShutdown(const RawParams &, Callback<json::Value> Reply) {
+    ShutdownReceived = true;
+    Reply(nullptr);
+  }
+  void onDidOpen(const mlir::lsp::DidOpenTextDocumentParams &Params);
+  void onDidChange(const mlir::lsp::DidChangeTextDocumentParams &Params);
+  void onDidSave(const DidSaveParams &Params);
+  void onDidClose(const mlir::lsp::DidCloseTextDocumentParams &Params);
+  void onHover(const mlir::lsp::TextDocumentPositionParams &Params,
+               Callback<json::Value> Reply);
+  void onInlayHint(const mlir::lsp::InlayHintsParams &Params,
+                   Callback<json::Value> Reply);
+  void onCodeAction(const mlir::lsp::CodeActionParams &Params,
+                    Callback<json::Value> Reply);
+
+  void schedule(const std::string &File);
+  void work();
+  std::shared_ptr<Analyzed> analyze(const std::string &File);
+  void publish(const std::string &File, const Analyzed &Result,
+               const Document &Doc);
+
+  /// The document and its latest analysis, copied under the lock.
+  bool snapshot(llvm::StringRef File, Document &Out) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = Documents.find(File.str());
+    if (It == Documents.end())
+      return false;
+    Out = It->second;
+    return true;
+  }
+
+  const LspServerOptions &Options;
+  mlir::lsp::OutgoingNotification<json::Value> PublishDiagnostics;
+  mlir::lsp::OutgoingNotification<json::Value> ShowMessage;
+  mlir::lsp::OutgoingRequest<json::Value> RefreshHints;
+  int64_t NextRequestId = 0;
+
+  // Set by initialize, read by the worker afterwards.
+  std::vector<std::string> InitArguments;
+  std::string ReportOption; // initializationOptions.report
+  bool CanRefreshHints = false;
+
+  std::mutex Mutex; // guards what follows
+  std::map<std::string, Document> Documents;
+  std::deque<std::string> Queue;
+  bool Busy = false, Stopping = false;
+  std::condition_variable Wake;
+  std::thread Worker;
+  /// Files each program's diagnostics went to, to clear them later.
+  std::map<std::string, std::set<std::string>> Published;
+};
+
+void Server::onInitialize(const RawParams &Params,
+                          Callback<json::Value> Reply) {
+  const json::Object *Object = Params.Value.getAsObject();
+  std::string Root;
+  if (Object) {
+    if (std::optional<llvm::StringRef> Uri = Object->getString("rootUri")) {
+      if (auto Parsed = URIForFile::fromURI(*Uri))
+        Root = Parsed->file().str();
+      else
+        llvm::consumeError(Parsed.takeError());
+    } else if (std::optional<llvm::StringRef> Path =
+                   Object->getString("rootPath"))
+      Root = Path->str();
+    if (const json::Object *Init = Object->getObject("initializationOptions")) {
+      if (const json::Array *Args = Init->getArray("arguments"))
+        for (const json::Value &Arg : *Args)
+          if (std::optional<llvm::StringRef> S = Arg.getAsString())
+            InitArguments.push_back(S->str());
+      if (std::optional<llvm::StringRef> DB =
+              Init->getString("compilationDatabase"))
+        InitArguments.insert(InitArguments.begin(), {"-p", DB->str()});
+      if (std::optional<llvm::StringRef> Report = Init->getString("report"))
+        ReportOption = Report->str();
+    }
+    if (const json::Object *Caps = Object->getObject("capabilities"))
+      if (const json::Object *Workspace = Caps->getObject("workspace"))
+        if (const json::Object *Hints = Workspace->getObject("inlayHint"))
+          CanRefreshHints = Hints->getBoolean("refreshSupport").value_or(false);
+  }
+  // Relative paths (-p, --work-dir, the report) are the workspace's, as the
+  // command line's are the current directory's.
+  if (!Root.empty() && llvm::sys::fs::is_directory(Root))
+    llvm::sys::fs::set_current_path(Root);
+  json::Object Capabilities{
+      {"textDocumentSync",
+       json::Object{{"openClose", true},
+                    {"change", int(mlir::lsp::TextDocumentSyncKind::Full)},
+                    {"save", json::Object{{"includeText", false}}}}},
+      {"hoverProvider", true},
+      {"inlayHintProvider", true},
+      {"codeActionProvider",
+       json::Object{{"codeActionKinds", json::Array{"quickfix"}}}},
+  };
+  Reply(json::Object{{"serverInfo", json::Object{{"name", "skyline-lsp"},
+                                                 {"version", SKYLINE_VERSION}}},
+                     {"capabilities", std::move(Capabilities)}});
+}
+
+void Server::onDidOpen(const mlir::lsp::DidOpenTextDocumentParams &Params) {
+  std::string File = Params.textDocument.uri.file().str();
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Document &Doc = Documents[File];
+    Doc.Uri = Params.textDocument.uri;
+    Doc.Version = Params.textDocument.version;
+    Doc.Text = Params.textDocument.text;
+  }
+  schedule(File);
+}
+
+void Server::onDidChange(const mlir::lsp::DidChangeTextDocumentParams &Params) {
+  // The analysis reads the files on disk, as the build does: an edit moves
+  // the hints and actions (LineMap) until the save analyzes again.
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Documents.find(Params.textDocument.uri.file().str());
+  if (It == Documents.end())
+    return;
+  if (mlir::failed(mlir::lsp::TextDocumentContentChangeEvent::applyTo(
+          Params.contentChanges, It->second.Text)))
+    Logger::error("could not apply a change to {0}",
+                  Params.textDocument.uri.file());
+  It->second.Version = Params.textDocument.version;
+}
+
+void Server::onDidSave(const DidSaveParams &Params) {
+  schedule(Params.textDocument.uri.file().str());
+}
+
+void Server::onDidClose(const mlir::lsp::DidCloseTextDocumentParams &Params) {
+  std::string File = Params.textDocument.uri.file().str();
+  std::set<std::string> Clear;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Documents.erase(File);
+    Clear = std::move(Published[File]);
+    Published.erase(File);
+  }
+  Clear.insert(File);
+  for (const std::string &Path : Clear)
+    if (auto Uri = URIForFile::fromFile(Path))
+      PublishDiagnostics(
+          json::Object{{"uri", Uri->uri()}, {"diagnostics", json::Array{}}});
+    else
+      llvm::consumeError(Uri.takeError());
+}
+
+void Server::schedule(const std::string &File) {
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (std::find(Queue.begin(), Queue.end(), File) == Queue.end())
+      Queue.push_back(File);
+  }
+  Wake.notify_all();
+}
+
+void Server::work() {
+  for (;;) {
+    std::string File;
+    {
+      std::unique_lock<std::mutex> Lock(Mutex);
+      Wake.wait(Lock, [&] { return Stopping || !Queue.empty(); });
+      if (Stopping)
+        return;
+      File = Queue.front();
+      Queue.pop_front();
+      Busy = true;
+    }
+    std::shared_ptr<Analyzed> Result = analyze(File);
+    Document Doc;
+    bool Open;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Busy = false;
+      auto It = Documents.find(File);
+      Open = It != Documents.end();
+      if (Open) {
+        It->second.Latest = Result;
+        Doc = It->second;
+      }
+    }
+    if (!Open)
+      continue;
+    publish(File, *Result, Doc);
+    if (CanRefreshHints)
+      RefreshHints(json::Value(nullptr),
+                   "skyline-refresh-" + std::to_string(++NextRequestId));
+  }
+}
+
+/// skyline-check's arguments for one source: the server's, the client's,
+/// then the source, before any `--` (whose flags stay last).
+std::vector<std::string> argumentsFor(std::vector<std::string> Arguments,
+                                      const std::string &Source) {
+  auto Dash = std::find(Arguments.begin(), Arguments.end(), "--");
+  Arguments.insert(Dash, Source);
+  return Arguments;
+}
+
+std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
+  auto Result = std::make_shared<Analyzed>();
+  auto Start = std::chrono::steady_clock::now();
+  auto Done = [&] {
+    Result->Seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+            .count();
+    Logger::info("analyzed {0} in {1} s", File, Result->Seconds);
+    return Result;
+  };
+  std::vector<std::string> Arguments = Options.Arguments;
+  llvm::append_range(Arguments, InitArguments);
+  auto Parsed = Options.ParseArguments(argumentsFor(Arguments, File));
+  if (!Parsed) {
+    Result->Error = llvm::toString(Parsed.takeError());
+    return Done();
+  }
+  auto Setup = loadCompilationSetup(Parsed->BuildPath, Parsed->ExtraArgs,
+                                    Parsed->Sources);
+  if (!Setup) {
+    Result->Error = llvm::toString(Setup.takeError());
+    return Done();
+  }
+  std::string ClangErrors;
+  llvm::raw_string_ostream ClangStream(ClangErrors);
+  FrontendOptions Frontend;
+  Frontend.BatchSizeVar = Parsed->BatchSizeVar;
+  Frontend.DiagnosticStream = &ClangStream;
+  auto Model = analyzeProgram(*Setup->Database, Parsed->Sources, Frontend);
+  if (!Model) {
+    Result->Error = llvm::toString(Model.takeError());
+    if (!ClangErrors.empty())
+      Result->Error += ":\n" + ClangErrors;
+    return Done();
+  }
+  ProgramState &State = Result->State;
+  State.Model = std::move(*Model);
+  State.Rules = Parsed->Rules;
+  // Paths in messages as the command line shows a found file: relative
+  // to the workspace (the current directory) when below it.
+  llvm::SmallString<256> Root;
+  llvm::sys::fs::current_path(Root);
+  State.StaticNotes = programModelNotes(State.Model, [&](llvm::StringRef Path) {
+    llvm::StringRef Shown = Path;
+    if (Shown.consume_front(Root) && Shown.consume_front("/"))
+      return Shown.str();
+    return Path.str();
+  });
+  for (const std::string &Warning : Setup->Warnings)
+    Logger::info("{0}", Warning);
+  for (const std::string &Path : State.Model.Files)
+    if (auto Buffer = readSourceBuffer(Path))
+      Result->Texts.try_emplace(Path, Buffer->getBuffer().str());
+  if (!Result->Texts.count(File))
+    if (auto Buffer = llvm::MemoryBuffer::getFile(File))
+      Result->Texts.try_emplace(File, (*Buffer)->getBuffer().str());
+  if (!State.Model.BatchSize) {
+    Result->Error = "no training batch size found in " + File +
+                    "; name the variable, field or macro with "
+                    "--batch-size-var=NAME (initializationOptions.arguments)";
+    return Done();
+  }
+
+  // The latest measurement: the report the client names, else the one each
+  // measured run leaves in its work directory.
+  std::string ReportPath = ReportOption.empty()
+                               ? latestReportPath(workDirectoryFor(*Parsed))
+                               : ReportOption;
+  if (llvm::sys::fs::exists(ReportPath)) {
+    auto Report = readReport(ReportPath);
+    if (!Report) {
+      Result->Error = llvm::toString(Report.takeError());
+      return Done();
+    }
+    // Relative paths in a report are from where skyline-check ran, as
+    // --from-report reads them: the workspace.
+    makeReportPathsAbsolute(*Report, Root);
+    if (reportDescribes(*Report, File, Root))
+      loadMeasurement(State, std::move(*Report), ReportPath);
+  }
+  return Done();
+}
+
+void Server::publish(const std::string &File, const Analyzed &Result,
+                     const Document &Doc) {
+  std::map<std::string, json::Array> ByFile;
+  ByFile[File];
+  if (!Result.Error.empty()) {
+    ByFile[File].push_back(json::Object{{"range", rangeJSON({0, 0}, {0, 0})},
+                                        {"severity", 1},
+                                        {"source", "skyline-lsp"},
+                                        {"message", Result.Error}});
+  }
+  auto Add = [&](const Finding &F) {
+    if (F.At.File.empty())
+      return;
+    auto Text = Result.Texts.find(F.At.File);
+    if (Text == Result.Texts.end())
+      return;
+    unsigned Begin = Text->second.offsetOf(F.At.Line, F.At.Column);
+    LspPosition Start = Text->second.position(Begin);
+    LspPosition End = Text->second.position(Begin + F.At.Length);
+    if (F.At.File == File) {
+      LineMap Lines(Text->second.text(), Doc.Text);
+      std::optional<int> Line = Lines.map(Start.Line);
+      if (!Line)
+        return;
+      End.Line += *Line - Start.Line;
+      Start.Line = *Line;
+    }
+    json::Object Diagnostic{{"range", rangeJSON(Start, End)},
+                            {"severity", severity(F)},
+                            {"code", F.Rule},
+                            {"source", "skyline-check"},
+                            {"message", F.Message}};
+    if (const RuleInfo *Rule = findRule(F.Rule))
+      if (!Rule->DocsPage.empty())
+        Diagnostic["data"] = json::Object{{"docs", Rule->DocsPage}};
+    ByFile[F.At.File].push_back(std::move(Diagnostic));
+  };
+  for (const Finding &F : Result.State.StaticNotes)
+    Add(F);
+  for (const Finding &F : Result.State.Measured)
+    Add(F);
+  std::set<std::string> Before;
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Before = Published[File];
+    std::set<std::string> Now;
+    for (const auto &[Path, Diagnostics] : ByFile)
+      Now.insert(Path);
+    Published[File] = Now;
+  }
+  for (const std::string &Path : Before)
+    ByFile[Path]; // cleared where nothing is left
+  for (auto &[Path, Diagnostics] : ByFile) {
+    auto Uri = URIForFile::fromFile(Path);
+    if (!Uri) {
+      llvm::consumeError(Uri.takeError());
+      continue;
+    }
+    json::Object Params{{"uri", Uri->uri()},
+                        {"diagnostics", std::move(Diagnostics)}};
+    if (Path == File)
+      Params["version"] = Doc.Version;
+    PublishDiagnostics(std::move(Params));
+  }
+}
+
+void Server::onHover(const mlir::lsp::TextDocumentPositionParams &Params,
+                     Callback<json::Value> Reply) {
+  std::string File = Params.textDocument.uri.file().str();
+  Document Doc;
+  if (!snapshot(File, Doc) || !Doc.Latest)
+    return Reply(nullptr);
+  const Analyzed &Result = *Doc.Latest;
+  auto Text = Result.Texts.find(File);
+  if (Text == Result.Texts.end())
+    return Reply(nullptr);
+  LineMap Lines(Text->second.text(), Doc.Text);
+  std::optional<int> Line = Lines.unmap(Params.position.line);
+  if (!Line)
+    return Reply(nullptr);
+  const ProgramState &State = Result.State;
+  std::optional<std::string> Markdown;
+  if (State.Model.BatchSize && State.Model.BatchSize->Literal.File == File &&
+      int(State.Model.BatchSize->Literal.Line) == *Line + 1)
+    Markdown = batchSizeHover(State);
+  else
+    Markdown = layerHover(State, File, *Line + 1);
+  if (!Markdown)
+    return Reply(nullptr);
+  Reply(json::Object{
+      {"contents", json::Object{{"kind", "markdown"}, {"value", *Markdown}}}});
+}
+
+void Server::onInlayHint(const mlir::lsp::InlayHintsParams &Params,
+                         Callback<json::Value> Reply) {
+  std::string File = Params.textDocument.uri.file().str();
+  Document Doc;
+  json::Array Hints;
+  if (!snapshot(File, Doc) || !Doc.Latest)
+    return Reply(std::move(Hints));
+  const Analyzed &Result = *Doc.Latest;
+  auto Text = Result.Texts.find(File);
+  if (Text == Result.Texts.end())
+    return Reply(std::move(Hints));
+  LineMap Lines(Text->second.text(), Doc.Text);
+  for (const InlayHintAt &Hint : inlayHints(Result.State)) {
+    if (Hint.File != File)
+      continue;
+    LspPosition At = Text->second.position(Hint.Offset);
+    std::optional<int> Line = Lines.map(At.Line);
+    if (!Line || *Line < Params.range.start.line ||
+        *Line > Params.range.end.line)
+      continue;
+    At.Line = *Line;
+    Hints.push_back(json::Object{{"position", toJSONPosition(At)},
+                                 {"label", Hint.Label},
+                                 {"paddingLeft", Hint.PaddingLeft},
+                                 {"paddingRight", !Hint.PaddingLeft}});
+  }
+  Reply(std::move(Hints));
+}
+
+void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
+                          Callback<json::Value> Reply) {
+  std::string File = Params.textDocument.uri.file().str();
+  Document Doc;
+  json::Array Actions;
+  if (!snapshot(File, Doc) || !Doc.Latest)
+    return Reply(std::move(Actions));
+  const Analyzed &Result = *Doc.Latest;
+  const ProgramState &State = Result.State;
+  auto Text = Result.Texts.find(File);
+  if (!State.Model.BatchSize || Text == Result.Texts.end() ||
+      State.Model.BatchSize->Literal.File != File)
+    return Reply(std::move(Actions));
+  LineMap Lines(Text->second.text(), Doc.Text);
+  std::optional<int> Literal =
+      Lines.map(int(State.Model.BatchSize->Literal.Line) - 1);
+  if (!Literal || *Literal < Params.range.start.line ||
+      *Literal > Params.range.end.line)
+    return Reply(std::move(Actions));
+  // The diagnostics of the batch-size rule the client sent: the actions
+  // fix them.
+  json::Array Fixed;
+  for (const mlir::lsp::Diagnostic &D : Params.context.diagnostics)
+    if (D.range.start.line == *Literal && D.source == "skyline-check")
+      Fixed.push_back(mlir::lsp::toJSON(D));
+  for (const BatchSizeAction &Action : batchSizeActions(State)) {
+    std::map<std::string, json::Array> Changes;
+    bool Placed = true;
+    for (const TextEdit &Edit : Action.Fix.Edits) {
+      auto EditText = Result.Texts.find(Edit.Range.File);
+      if (EditText == Result.Texts.end()) {
+        Placed = false;
+        break;
+      }
+      LspPosition Start = EditText->second.position(Edit.Range.Offset);
+      LspPosition End =
+          EditText->second.position(Edit.Range.Offset + Edit.Range.Length);
+      if (Edit.Range.File == File) {
+        std::optional<int> S = Lines.map(Start.Line), E = Lines.map(End.Line);
+        if (!S || !E) {
+          Placed = false; // the edited line changed since the analysis
+          break;
+        }
+        Start.Line = *S;
+        End.Line = *E;
+      }
+      auto Uri = URIForFile::fromFile(Edit.Range.File);
+      if (!Uri) {
+        llvm::consumeError(Uri.takeError());
+        Placed = false;
+        break;
+      }
+      Changes[Uri->uri().str()].push_back(json::Object{
+          {"range", rangeJSON(Start, End)}, {"newText", Edit.Text}});
+    }
+    if (!Placed)
+      continue;
+    json::Object ChangesJSON;
+    for (auto &[Uri, Edits] : Changes)
+      ChangesJSON[Uri] = std::move(Edits);
+    json::Object Item{
+        {"title", Action.Title},
+        {"kind", "quickfix"},
+        {"edit", json::Object{{"changes", std::move(ChangesJSON)}}}};
+    if (Action.Preferred) {
+      Item["isPreferred"] = true;
+      if (!Fixed.empty())
+        Item["diagnostics"] = json::Array(Fixed);
+    }
+    Actions.push_back(std::move(Item));
+  }
+  Reply(std::move(Actions));
+}
+
+} // namespace
+
+int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
+                 const LspServerOptions &Options) {
+  mlir::lsp::JSONTransport Transport(In, Out);
+  Server TheServer(Transport, Options);
+  llvm::Error Ended = Transport.run(TheServer.Handler);
+  int Code = 0;
+  if (Ended) {
+    // The input ended without `exit`: the client is gone.
+    Logger::error("the client went away: {0}",
+                  llvm::toString(std::move(Ended)));
+    Code = 1;
+  } else if (!TheServer.ShutdownReceived) {
+    Code = 1; // `exit` without `shutdown`, as the protocol says
+  }
+  TheServer.stop();
+  if (!TheServer.workerIdle()) {
+    // A parse in progress is not waited for (it can take seconds): the
+    // process ends now, its answers written.
+    Out.flush();
+    std::fflush(stderr);
+    std::_Exit(Code);
+  }
+  TheServer.join();
+  return Code;
+}
+
+} // namespace skyline

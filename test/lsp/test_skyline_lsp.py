@@ -1,0 +1,321 @@
+# skyline-lsp through a real LSP client (pytest-lsp): the program is the lit
+# tests' train.cpp on the mock LibTorch headers (a parse takes 0.3 s), its
+# measurement the saved report the rules' lit tests use (from-report.test:
+# iteration 2 + 0.1 b ms, peak 1e6 + 1e4 b bytes, 4e6 bytes of capacity), so
+# the figures are exact and the same as the command line's.
+import json
+import subprocess
+
+import pytest
+from lsprotocol import types
+
+from conftest import MOCK_FLAGS, SKYLINE_LSP, initialize_params
+
+
+def doc(workspace):
+    return types.TextDocumentIdentifier(uri=(workspace / "train.cpp").as_uri())
+
+
+async def open_and_wait(client, workspace):
+    path = workspace / "train.cpp"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=path.as_uri(), language_id="cpp", version=1,
+            text=path.read_text())))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    return client.diagnostics[path.as_uri()]
+
+
+def summary(diagnostic):
+    r = diagnostic.range
+    return (r.start.line, r.start.character, r.end.line, r.end.character,
+            diagnostic.severity, diagnostic.code, diagnostic.message)
+
+
+W = types.DiagnosticSeverity.Warning
+I = types.DiagnosticSeverity.Information
+H = types.DiagnosticSeverity.Hint
+
+
+async def test_diagnostics_on_open(client, workspace):
+    got = [summary(d) for d in await open_and_wait(client, workspace)]
+    # The front end's notes (--analyze-only), then the rules on the report,
+    # with the command line's messages (test/lit/rules/from-report.test).
+    assert got == [
+        (2, 27, 2, 29, I, "skyline-batch-size",
+         "training batch size 'kBatchSize' = 16 (namespace-constant)"),
+        (6, 33, 6, 34, H, "skyline-module",
+         "module 'fc1' (torch::nn::Linear) constructed here, registered at "
+         "train.cpp:7"),
+        (7, 33, 7, 34, H, "skyline-module",
+         "module 'fc2' (torch::nn::Linear) constructed here, registered at "
+         "train.cpp:8"),
+        (17, 15, 17, 16, H, "skyline-module",
+         "module 'model' (Net) constructed here"),
+        (10, 20, 10, 21, H, "skyline-module-call", "call of module 'fc1'"),
+        (11, 11, 11, 12, H, "skyline-module-call", "call of module 'fc2'"),
+        (22, 20, 22, 21, H, "skyline-module-call", "call of module 'model'"),
+        (20, 2, 20, 3, H, "skyline-training-loop",
+         "training loop in 'main': optimizer 'optimizer' "
+         "(torch::optim::SGD); 1 zero_grad, 1 backward, 1 step"),
+        (2, 27, 2, 29, W, "skyline-batch-size",
+         "batch size 16 is below the throughput knee: 152 is predicted to "
+         "train 99% faster (30% to 203%, 90% interval; 4444 -> 8837 "
+         "samples/s) with 2.40 MiB peak memory of 3.43 MiB usable "
+         "(extrapolated outside the sizes measured)"),
+        (18, 76, 18, 80, I, "skyline-batch-size",
+         "a batch size of 152 may need the learning rate of 'optimizer' "
+         "scaled with it: 0.01 x 152/16 = 0.095 (linear scaling rule; "
+         "optional, export with --scale-learning-rate)"),
+        (10, 20, 10, 26, W, "skyline-hot-layer",
+         "layer 'fc1' (torch::nn::Linear) takes 56% of the iteration time at "
+         "batch size 16: forward 1.00 ms, backward 1.00 ms of 3.60 ms"),
+        (6, 33, 6, 34, I, "skyline-hot-layer",
+         "'fc1' is constructed here with 784, 512"),
+        (2, 27, 2, 29, I, "skyline-memory-breakdown",
+         "peak memory at batch size 16 is 1.11 MiB: weights 195 KiB, "
+         "gradients 195 KiB, activations 156 KiB, untracked 586 KiB (made "
+         "before training and no model's or optimizer's: a dataset held in "
+         "memory, LibTorch's own); each sample adds 9.77 KiB"),
+    ]
+
+
+async def test_hover_batch_size(client, workspace):
+    await open_and_wait(client, workspace)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(workspace), position=types.Position(2, 28)))
+    text = hover.contents.value
+    assert "**training batch size** `kBatchSize` = 16 (namespace-constant)" in text
+    # current, suggested, doubled, largest that fits, with 90% intervals
+    assert ("| 16 | current | 3.60 (3.20..4.04) | 4444 (3956..4993) | "
+            "1.11 MiB (1.09 MiB..1.12 MiB) |") in text
+    assert ("| 152 | suggested (extrapolated) | 17.20 (11.28..26.22) | "
+            "8837 (5798..13470) | 2.40 MiB (2.29 MiB..2.53 MiB) |") in text
+    assert ("| 32 | doubled | 5.20 (4.63..5.84) | 6154 (5478..6913) | "
+            "1.26 MiB (1.24 MiB..1.27 MiB) |") in text
+    assert "| 260 | largest that fits (extrapolated) | 28.00" in text
+    assert ("Fits: iteration time R² 1.0000, peak memory R² 1.0000, over 3 "
+            "batch sizes measured (up to 64); suggested 152: 99% more "
+            "throughput (30% to 203%).") in text
+
+
+async def test_hover_layer(client, workspace):
+    await open_and_wait(client, workspace)
+    hover = await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(workspace), position=types.Position(10, 22)))
+    text = hover.contents.value
+    assert "**layer** `fc1` (torch::nn::Linear) at batch size 16" in text
+    assert "| forward | 1.00 ms |" in text
+    assert "| backward | 1.00 ms |" in text
+    assert "| share of the iteration | 56% of 3.60 ms |" in text
+    assert "| weights | 1.53 MiB |" in text
+    # Nothing measured on a line with no layer or batch size.
+    assert await client.text_document_hover_async(types.HoverParams(
+        text_document=doc(workspace), position=types.Position(0, 3))) is None
+
+
+async def test_inlay_hints_follow_edits(client, workspace):
+    await open_and_wait(client, workspace)
+
+    async def hints():
+        got = await client.text_document_inlay_hint_async(types.InlayHintParams(
+            text_document=doc(workspace),
+            range=types.Range(types.Position(0, 0), types.Position(40, 0))))
+        return [(h.position.line, h.position.character, h.label) for h in got]
+
+    before = await hints()
+    assert before == [
+        (10, 26, "fwd 1.00 ms, bwd 1.00 ms, 56% of the iteration"),
+        (11, 17, "fwd 0.30 ms, bwd 0.20 ms, 14% of the iteration"),
+        (22, 46, "fwd 0.20 ms, bwd 0.10 ms, 8.3% of the iteration"),
+        (2, 29, "4444 samples/s, 1.11 MiB peak"),
+        (20, 2, "3.60 ms/iteration at batch size 16"),
+    ]
+    # Two lines added above the class, not saved: the hints move with them.
+    text = (workspace / "train.cpp").read_text().replace(
+        "struct Net", "// a comment\n// another\nstruct Net")
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(
+            uri=doc(workspace).uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
+    after = await hints()
+    assert after == [(line + 2 if line > 3 else line, col, label)
+                     for line, col, label in before]
+
+
+async def test_code_action_sets_batch_size(client, workspace):
+    await open_and_wait(client, workspace)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(workspace),
+            range=types.Range(types.Position(2, 28), types.Position(2, 28)),
+            context=types.CodeActionContext(diagnostics=[])))
+    assert [a.title for a in actions] == [
+        "Set batch size to 152 (suggested: +99% throughput, 2.40 MiB peak)",
+        "Set batch size to 176 (+102% throughput, 2.63 MiB peak)",
+        "Set batch size to 216 (+106% throughput, 3.01 MiB peak)",
+        "Set batch size to 260 (largest that fits: +109% throughput, "
+        "3.43 MiB peak)",
+        "Set batch size to 32 (doubled: +38% throughput, 1.26 MiB peak)",
+    ]
+    suggested = actions[0]
+    assert suggested.is_preferred
+    (uri, edits), = suggested.edit.changes.items()
+    assert uri == doc(workspace).uri
+    assert [(e.range.start.line, e.range.start.character, e.range.end.line,
+             e.range.end.character, e.new_text) for e in edits] == [
+        (2, 27, 2, 29, "152")]
+    # Applied as an editor applies it, the program compiles at 152.
+    path = workspace / "train.cpp"
+    lines = path.read_text().split("\n")
+    lines[2] = lines[2][:27] + "152" + lines[2][29:]
+    path.write_text("\n".join(lines))
+    assert "const int64_t kBatchSize = 152;" in path.read_text()
+    subprocess.run(["clang++-19", "-fsyntax-only"] + MOCK_FLAGS + [str(path)],
+                   check=True)
+    # Saved: the front end sees 152; the measurement, made at 16, is shown
+    # as made before the change.
+    client.text_document_did_change(types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(
+            uri=doc(workspace).uri, version=2),
+        content_changes=[types.TextDocumentContentChangeWholeDocument(
+            text=path.read_text())]))
+    client.text_document_did_save(types.DidSaveTextDocumentParams(
+        text_document=doc(workspace)))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    messages = [d.message for d in client.diagnostics[doc(workspace).uri]]
+    assert messages[0] == \
+        "training batch size 'kBatchSize' = 152 (namespace-constant)"
+    assert ("batch size 16 is below the throughput knee: 152 is predicted to "
+            "train 99% faster (30% to 203%, 90% interval; 4444 -> 8837 "
+            "samples/s) with 2.40 MiB peak memory of 3.43 MiB usable "
+            "(extrapolated outside the sizes measured) (measured before the "
+            "change)") in messages
+
+
+def frame(message):
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def test_client_gone_without_shutdown(workspace):
+    # A client that initializes, opens the program and closes its end
+    # without shutdown or exit: the server ends, with 1 as the protocol
+    # asks, whatever it was doing.
+    server = subprocess.Popen([SKYLINE_LSP], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              cwd=workspace)
+    path = workspace / "train.cpp"
+    out, err = server.communicate(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
+                          "initializationOptions": {
+                              "arguments": ["--"] + MOCK_FLAGS}}}) +
+        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {
+                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
+                   "text": path.read_text()}}}) +
+        b"Content-Length: 20\r\n\r\n{not json at all...}", timeout=60)
+    assert server.returncode == 1
+    assert b'"serverInfo"' in out
+    assert b"the client went away" in err
+
+
+def replies(out):
+    """The JSON messages of a server's output, in order."""
+    messages = []
+    while out:
+        header, _, rest = out.partition(b"\r\n\r\n")
+        length = int(header.split(b":")[1])
+        messages.append(json.loads(rest[:length]))
+        out = rest[length:]
+    return messages
+
+
+def test_initialize_shutdown_exit(workspace):
+    server = subprocess.Popen([SKYLINE_LSP], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, cwd=workspace)
+    out, _ = server.communicate(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"capabilities": {}}}) +
+        frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+        frame({"jsonrpc": "2.0", "method": "exit"}), timeout=60)
+    assert server.returncode == 0
+    initialize, shutdown = replies(out)
+    assert initialize["result"]["capabilities"] == {
+        "textDocumentSync": {"openClose": True, "change": 1,
+                             "save": {"includeText": False}},
+        "hoverProvider": True,
+        "inlayHintProvider": True,
+        "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+    }
+    assert initialize["result"]["serverInfo"]["name"] == "skyline-lsp"
+    assert shutdown == {"jsonrpc": "2.0", "id": 2, "result": None}
+
+
+class RawClient:
+    """The protocol by hand, for what a well-behaved client never sends."""
+
+    def __init__(self, workspace):
+        self.server = subprocess.Popen([SKYLINE_LSP], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, cwd=workspace)
+
+    def send(self, data):
+        self.server.stdin.write(data)
+        self.server.stdin.flush()
+
+    def receive(self):
+        length = None
+        while True:
+            line = self.server.stdout.readline()
+            if line in (b"\r\n", b""):
+                break
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":")[1])
+        return json.loads(self.server.stdout.read(length))
+
+    def receive_until(self, accept):
+        while True:
+            message = self.receive()
+            if accept(message):
+                return message
+
+
+def test_malformed_requests_answered(workspace):
+    client = RawClient(workspace)
+    path = workspace / "train.cpp"
+    client.send(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
+                          "initializationOptions": {
+                              "arguments": ["--"] + MOCK_FLAGS}}}) +
+        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {
+                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
+                   "text": path.read_text()}}}))
+    client.receive_until(lambda m: m.get("method") ==
+                         "textDocument/publishDiagnostics")
+    # Parameters that do not decode, a method the server does not have, and
+    # a message that is not JSON: errors, and the server answers after them.
+    client.send(
+        frame({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover",
+               "params": {"textDocument": {"uri": path.as_uri()},
+                          "position": "x"}}) +
+        frame({"jsonrpc": "2.0", "id": 3, "method": "skyline/nothing",
+               "params": {}}) +
+        b"Content-Length: 9\r\n\r\n{not json" +
+        frame({"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover",
+               "params": {"textDocument": {"uri": path.as_uri()},
+                          "position": {"line": 2, "character": 28}}}))
+    bad = client.receive_until(lambda m: m.get("id") == 2)
+    assert bad["error"]["code"] == -32602  # InvalidParams
+    assert "failed to decode textDocument/hover request" in \
+        bad["error"]["message"]
+    unknown = client.receive_until(lambda m: m.get("id") == 3)
+    assert unknown["error"]["code"] == -32601  # MethodNotFound
+    hover = client.receive_until(lambda m: m.get("id") == 4)
+    assert "`kBatchSize` = 16" in hover["result"]["contents"]["value"]
+    client.send(frame({"jsonrpc": "2.0", "id": 5, "method": "shutdown"}) +
+                frame({"jsonrpc": "2.0", "method": "exit"}))
+    assert client.receive_until(lambda m: m.get("id") == 5)["result"] is None
+    assert client.server.wait(timeout=60) == 0

@@ -1,0 +1,82 @@
+//===- SkylineLsp.cpp - The language server's command line ----------------===//
+//
+// skyline-lsp [--log=error|info|verbose] [skyline-check options...]
+//
+// Speaks LSP on stdin and stdout. The options after its own are
+// skyline-check's (-p, --batch-size-var, --memory-margin, ...), parsed by
+// skyline-check's own parser together with the nearest .skyline.yaml.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CommandLine.h"
+
+#include "skyline/Config.h"
+#include "skyline/LspServer.h"
+
+#include "mlir/Tools/lsp-server-support/Logging.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace skyline;
+
+static const char Usage[] =
+    "usage: skyline-lsp [--log=error|info|verbose] [skyline-check options...]\n"
+    "\n"
+    "A language server (LSP over stdin and stdout) that shows skyline-check's\n"
+    "findings, predictions and batch-size fixes in an editor. The options\n"
+    "after --log are skyline-check's (-p DIR, --batch-size-var=NAME, ...);\n"
+    "a client adds more with initializationOptions.arguments. See\n"
+    "docs/editors.md.\n";
+
+int main(int Argc, char **Argv) {
+  LspServerOptions Options;
+  mlir::lsp::Logger::setLogLevel(mlir::lsp::Logger::Level::Error);
+  for (int I = 1; I < Argc; ++I) {
+    std::string Arg = Argv[I];
+    if (Arg == "--help" || Arg == "-h") {
+      llvm::outs() << Usage;
+      return 0;
+    }
+    if (Arg == "--version") {
+      llvm::outs() << "skyline-lsp " << SKYLINE_VERSION << "\n";
+      return 0;
+    }
+    if (Arg.rfind("--log=", 0) == 0) {
+      std::string Level = Arg.substr(6);
+      if (Level == "error")
+        mlir::lsp::Logger::setLogLevel(mlir::lsp::Logger::Level::Error);
+      else if (Level == "info")
+        mlir::lsp::Logger::setLogLevel(mlir::lsp::Logger::Level::Info);
+      else if (Level == "verbose")
+        mlir::lsp::Logger::setLogLevel(mlir::lsp::Logger::Level::Debug);
+      else {
+        llvm::errs() << "skyline-lsp: error: unknown log level '" << Level
+                     << "' (error, info or verbose)\n";
+        return 2;
+      }
+      continue;
+    }
+    Options.Arguments.push_back(Arg);
+  }
+  Options.ParseArguments = [](const std::vector<std::string> &Arguments)
+      -> llvm::Expected<CommandLineOptions> {
+    std::vector<const char *> Argv{"skyline-check"};
+    for (const std::string &Arg : Arguments)
+      Argv.push_back(Arg.c_str());
+    ParsedCommandLine Parsed = parseCommandLine(int(Argv.size()), Argv.data());
+    if (auto *Parsed_ = std::get_if<CommandLineOptions>(&Parsed))
+      return std::move(*Parsed_);
+    if (auto *Error = std::get_if<UsageError>(&Parsed))
+      return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                     Error->Message.c_str());
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "the arguments ask for help, not a run");
+  };
+  // Nothing but the protocol may go to stdout.
+  return runLspServer(stdin, llvm::outs(), Options);
+}
