@@ -272,6 +272,11 @@ std::string batchSizeHover(const ProgramState &State) {
   }
   const Analysis &A = *State.Predicted;
   if (!A.canPredictTime() || !A.canPredictMemory()) {
+    if (const MeasuredRun *Run = currentRun(State))
+      OS << "measured at " << Run->BatchSize << ": "
+         << llvm::formatv("{0:F2}", Run->IterationMs.Median) << " ms, "
+         << llvm::formatv("{0:F0}", Run->Throughput) << " samples/s, "
+         << formatBytes(Run->PeakBytes) << " peak\n\n";
     OS << "cannot predict: "
        << (A.TimeProblem.empty() ? A.MemoryProblem : A.TimeProblem) << "\n";
     return Text;
@@ -316,6 +321,27 @@ std::string batchSizeHover(const ProgramState &State) {
   return Text;
 }
 
+/// The measured row of the layer Name called at File:Line: the row of that
+/// call site, as the runs measure per call; by name alone where the code
+/// changed since (the lines moved) or Line is the layer's construction.
+static const LayerMeasure *layerOf(const ProgramState &State,
+                                   const MeasuredRun &Run, llvm::StringRef Name,
+                                   llvm::StringRef File, unsigned Line) {
+  if (!State.MeasuredBeforeChange)
+    for (const LayerMeasure &Layer : Run.Layers)
+      if (Layer.Name == Name && Layer.File == File && Layer.Line == Line)
+        return &Layer;
+  bool IsCall = llvm::any_of(State.Model.ModuleCalls, [&](const ModuleCall &C) {
+    return C.File == File && C.Line == Line;
+  });
+  if (IsCall && !State.MeasuredBeforeChange)
+    return nullptr; // a call the runs did not measure (outside the loop)
+  for (const LayerMeasure &Layer : Run.Layers)
+    if (Layer.Name == Name)
+      return &Layer;
+  return nullptr;
+}
+
 /// The measured layer of a call or construction at File:Line.
 static const LayerMeasure *layerAt(const ProgramState &State,
                                    const MeasuredRun &Run, llvm::StringRef File,
@@ -329,10 +355,7 @@ static const LayerMeasure *layerAt(const ProgramState &State,
         Name = Site.Name;
   if (Name.empty())
     return nullptr;
-  for (const LayerMeasure &Layer : Run.Layers)
-    if (Layer.Name == Name)
-      return &Layer;
-  return nullptr;
+  return layerOf(State, Run, Name, File, Line);
 }
 
 std::optional<std::string> layerHover(const ProgramState &State,
@@ -376,10 +399,8 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
   const char *Stale = State.MeasuredBeforeChange ? " (before the change)" : "";
   double Iteration = Run->IterationMs.Median;
   for (const ModuleCall &Call : State.Model.ModuleCalls) {
-    const LayerMeasure *Layer = nullptr;
-    for (const LayerMeasure &L : Run->Layers)
-      if (L.Name == Call.Name)
-        Layer = &L;
+    const LayerMeasure *Layer =
+        layerOf(State, *Run, Call.Name, Call.File, Call.Line);
     if (!Layer || Iteration <= 0)
       continue;
     Hints.push_back(
