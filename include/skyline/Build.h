@@ -48,6 +48,11 @@ struct BuildOptions {
   /// of compiling the runtime's sources with the program. Empty: buildProgram
   /// takes them from the cache, or compiles the sources where there is none.
   std::vector<std::string> RuntimeObjects;
+  /// What find_package(Torch) found when the runtime was compiled
+  /// (CachedRuntime::TorchSettings): included instead of finding LibTorch
+  /// again where the user's target gives the link line, which saves the
+  /// configure most of its time (CUDA's detection). Empty: find_package.
+  std::string TorchSettings;
 };
 
 struct BuiltProgram {

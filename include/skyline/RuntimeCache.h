@@ -42,8 +42,12 @@ std::string runtimeCacheKey(llvm::StringRef TorchDir);
 struct CachedRuntime {
   std::vector<std::string> Objects; // one per runtime source
   std::string Directory;            // CacheRoot/runtime/<key>
-  bool Compiled = false;            // by this call; else it was there
-  double Seconds = 0;               // spent compiling or waiting
+  /// A CMake script setting TORCH_INCLUDE_DIRS, TORCH_CXX_FLAGS and
+  /// TORCH_CUDA_LIBRARIES as find_package(Torch) set them for the runtime;
+  /// empty in an entry made before it was written.
+  std::string TorchSettings;
+  bool Compiled = false; // by this call; else it was there
+  double Seconds = 0;    // spent compiling or waiting
 };
 
 /// The runtime's object files for TorchDir, compiled into CacheRoot first if

@@ -34,6 +34,8 @@ llvm::ArrayRef<const char *> runtimeSources() {
 
 namespace {
 
+constexpr const char *TorchSettingsFile = "torch-settings.cmake";
+
 /// Dir made absolute: the instrumented project, in another directory,
 /// names the objects by these paths.
 std::string absolute(std::string Dir) {
@@ -109,6 +111,12 @@ int lockFile(const std::string &Path, unsigned WaitSeconds) {
   return Fd;
 }
 
+/// The entry's Torch settings; empty in an older entry without them.
+std::string torchSettings(const std::string &Directory) {
+  std::string Path = Directory + "/" + TorchSettingsFile;
+  return llvm::sys::fs::is_regular_file(Path) ? Path : "";
+}
+
 /// The objects of a complete entry; none when it is not there.
 std::optional<std::vector<std::string>>
 completeEntry(const std::string &Directory) {
@@ -149,13 +157,27 @@ std::string projectText() {
          "SKYLINE_WITH_CUDA)\n"
       << "endif()\n"
       << "set_target_properties(skyline_runtime PROPERTIES CXX_STANDARD 17 "
-         "POSITION_INDEPENDENT_CODE ON)\n";
+         "POSITION_INDEPENDENT_CODE ON)\n"
+      // What an instrumented project linking like the user's target needs
+      // of find_package(Torch), which spends most of a configure detecting
+      // CUDA: kept with the objects (TorchSettingsFile).
+      << "file(WRITE \"${CMAKE_BINARY_DIR}/" << TorchSettingsFile << "\"\n"
+      << "  \"set(TORCH_INCLUDE_DIRS \\\"${TORCH_INCLUDE_DIRS}\\\")\\n\"\n"
+      << "  \"set(TORCH_CXX_FLAGS \\\"${TORCH_CXX_FLAGS}\\\")\\n\"\n"
+      << "  \"set(TORCH_CUDA_LIBRARIES "
+         "\\\"${TORCH_CUDA_LIBRARIES}\\\")\\n\")\n";
   return Project;
 }
 
-/// Copies the object CMake made of each runtime source into Into.
+/// Copies the object CMake made of each runtime source, and the Torch
+/// settings, into Into.
 llvm::Error collectObjects(const std::string &BuildDir,
                            const std::string &Into) {
+  std::string Settings = BuildDir + "/" + TorchSettingsFile;
+  if (std::error_code Copy =
+          llvm::sys::fs::copy_file(Settings, Into + "/" + TorchSettingsFile))
+    return llvm::createStringError(Copy, "cannot copy %s: %s", Settings.c_str(),
+                                   Copy.message().c_str());
   std::error_code EC;
   std::vector<std::string> Found;
   for (llvm::sys::fs::recursive_directory_iterator It(BuildDir, EC), End;
@@ -225,6 +247,8 @@ std::string runtimeCacheKey(llvm::StringRef TorchDir) {
   }
   for (const std::string &Header : runtimeHeaders())
     Add(Header, fileText(Header));
+  // What the entry holds follows the project (the Torch settings came later).
+  Add("project", projectText());
   std::string Torch = realPath(TorchDir);
   Add("torch", Torch);
   Add("torch version", fileText(Torch + "/../../../include/torch/version.h"));
@@ -244,6 +268,7 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
   Runtime.Directory = Entries + "/" + Key;
   if (auto Objects = completeEntry(Runtime.Directory)) {
     Runtime.Objects = std::move(*Objects);
+    Runtime.TorchSettings = torchSettings(Runtime.Directory);
     return Runtime;
   }
   if (std::error_code EC = llvm::sys::fs::create_directories(Entries))
@@ -260,6 +285,7 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
   // Another process may have compiled it while this one waited.
   if (auto Objects = completeEntry(Runtime.Directory)) {
     Runtime.Objects = std::move(*Objects);
+    Runtime.TorchSettings = torchSettings(Runtime.Directory);
     Runtime.Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
             .count();
@@ -292,6 +318,7 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
                                    Runtime.Directory.c_str());
   Runtime.Compiled = true;
   Runtime.Objects = std::move(*Objects);
+  Runtime.TorchSettings = torchSettings(Runtime.Directory);
   return Runtime;
 }
 

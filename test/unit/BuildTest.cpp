@@ -119,6 +119,39 @@ TEST(BuildTest, LinkedLikeTheUsersTarget) {
   EXPECT_THAT(Project, HasSubstr("\"/opt/libtorch/lib/libtorch.so\""));
   EXPECT_THAT(Project, Not(HasSubstr("\"${TORCH_LIBRARIES}\"")));
   EXPECT_THAT(Project, Not(HasSubstr("precompile")));
+  EXPECT_EQ(count(Project, "find_package(Torch REQUIRED)"), 1u)
+      << "no Torch settings from the runtime's cache: LibTorch is found";
+}
+
+TEST(BuildTest, LinkedLikeTheUsersTargetTheCachedTorchSettingsServe) {
+  // find_package(Torch) spends most of a configure detecting CUDA; with the
+  // link line from the user's target the project needs only its headers and
+  // flags, which the runtime's cache entry kept.
+  BuildOptions Options;
+  Options.WorkDir = "/tmp/work";
+  CMakeTarget Target;
+  Target.Name = "train";
+  Target.LinkLanguage = "CXX";
+  Target.LinkLibraries = {"/opt/libtorch/lib/libtorch.so"};
+  Options.Target = Target;
+  Options.TorchSettings = "/cache/runtime/abc/torch-settings.cmake";
+  std::string Project = generate(Options);
+  EXPECT_THAT(Project, Not(HasSubstr("find_package")));
+  EXPECT_THAT(Project,
+              HasSubstr("project(skyline_instrumented CXX)\n"
+                        "include(\"/cache/runtime/abc/torch-settings.cmake\")\n"
+                        "add_executable(skyline_instrumented"));
+  EXPECT_THAT(Project, HasSubstr("${TORCH_INCLUDE_DIRS}"));
+  EXPECT_THAT(Project, HasSubstr("if(TORCH_CUDA_LIBRARIES)"));
+
+  // Without the user's target LibTorch's imported targets are linked, which
+  // only find_package makes.
+  BuildOptions NoTarget = withoutTarget();
+  NoTarget.TorchSettings = Options.TorchSettings;
+  std::string Linked = generate(NoTarget);
+  EXPECT_THAT(Linked, HasSubstr("find_package(Torch REQUIRED)"));
+  EXPECT_THAT(Linked, Not(HasSubstr("torch-settings.cmake")));
+  EXPECT_THAT(Linked, HasSubstr("\"${TORCH_LIBRARIES}\""));
 }
 
 } // namespace

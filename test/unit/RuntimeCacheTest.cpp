@@ -107,7 +107,14 @@ TEST(RuntimeCacheTest, ACompleteEntryIsUsedAsItIs) {
   EXPECT_EQ(Runtime->Directory, Entry);
   ASSERT_EQ(Runtime->Objects.size(), runtimeSources().size());
   EXPECT_EQ(Runtime->Objects[1], Entry + "/Runtime.o");
+  EXPECT_EQ(Runtime->TorchSettings, "")
+      << "an entry without Torch settings: the project finds LibTorch";
   EXPECT_EQ(Notes, "") << "nothing compiled, nothing said";
+
+  std::ofstream(Entry + "/torch-settings.cmake");
+  auto WithSettings = prepareRuntime(Torch, Root, Progress);
+  ASSERT_TRUE(bool(WithSettings)) << llvm::toString(WithSettings.takeError());
+  EXPECT_EQ(WithSettings->TorchSettings, Entry + "/torch-settings.cmake");
   llvm::sys::fs::remove_directories(Root);
 }
 
