@@ -146,7 +146,9 @@ struct MeasuredRun {
   /// Where the run ran, as the runtime saw it; none, empty or 0 when not
   /// written.
   std::optional<DeviceType> Device;
-  std::string DeviceName;   // the CPU's model name, or the GPU's
+  std::string DeviceName; // the CPU's model name, or the GPU's
+  /// What the run saw of CUDA; none in an older result.
+  std::optional<rt::CudaUse> Cuda;
   std::string TorchVersion; // the LibTorch the program was built with
   int Threads = 0;          // intra-op threads
   /// On CUDA: the device memory the program could hold (free plus the

@@ -167,6 +167,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   YamlFields Device = Root.sub(key::Device);
   Run.Device = optionalName<DeviceType>(Device, key::Type);
   Run.DeviceName = Device.get<std::string>(key::Name);
+  Run.Cuda = optionalName<rt::CudaUse>(Device, key::Cuda);
   YamlFields Gpu = Root.sub(key::Gpu);
   Run.DeviceCapacityBytes =
       Gpu.number<int64_t>(key::MemoryCapacityBytes, Least::Zero);

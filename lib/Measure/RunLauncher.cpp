@@ -8,6 +8,7 @@
 #include "skyline/runtime/ExitCodes.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
@@ -100,6 +101,54 @@ std::optional<unsigned> reachedBeforeFailing(llvm::StringRef ResultPath) {
   return Partial->IterationsReached;
 }
 
+/// --device=cuda: why a run that did not use a GPU is an error, and what to
+/// do; none when it used one (or ran out of memory before saying).
+std::optional<std::string> notOnCuda(const MeasuredRun &Run, RunMode Mode) {
+  if (Run.Device == DeviceType::CUDA)
+    return std::nullopt;
+  rt::CudaUse Use = Run.Cuda.value_or(rt::CudaUse::Unknown);
+  if (Run.OutOfMemory && Use == rt::CudaUse::Unknown)
+    return std::nullopt;
+  std::string Why;
+  switch (Use) {
+  case rt::CudaUse::NotBuilt:
+    Why = "the program's LibTorch has no CUDA (a CPU-only build): build it "
+          "against a LibTorch with CUDA (-DTorch_DIR=<libtorch>/share/cmake/"
+          "Torch)";
+    break;
+  case rt::CudaUse::Hidden:
+    Why = "CUDA_VISIBLE_DEVICES is set and empty, which hides every GPU from "
+          "the program: unset it, or name a GPU";
+    break;
+  case rt::CudaUse::NoDevice:
+    Why = "no CUDA device is visible to the program "
+          "(torch::cuda::is_available() is false: no GPU, no driver, or "
+          "CUDA_VISIBLE_DEVICES names none): measure on a machine with a GPU";
+    break;
+  case rt::CudaUse::Unused:
+    Why = "the program ran on the CPU: by the end of warm-up it had allocated "
+          "nothing on the GPU; move the model and each batch to it "
+          "(.to(torch::kCUDA))";
+    break;
+  case rt::CudaUse::Used: // a CUDA run that wrote a CPU device: not ours
+  case rt::CudaUse::Unknown:
+    Why = "the program did not say that it used a GPU (it ended before its "
+          "first iteration, or was built with an older runtime)";
+    break;
+  }
+  return "--device=cuda, but " + runName(Mode, Run.BatchSize) + " ran on " +
+         "the CPU: " + Why + "; or measure with --device=cpu or --device=auto";
+}
+
+/// The last bytes of a run's output, where an exception's message ends up.
+std::string logTail(llvm::StringRef Log, size_t Bytes = 64 * 1024) {
+  auto Buffer = llvm::MemoryBuffer::getFile(Log, /*IsText=*/true);
+  if (!Buffer)
+    return "";
+  llvm::StringRef Text = (*Buffer)->getBuffer();
+  return Text.take_back(Bytes).str();
+}
+
 } // namespace
 
 std::string runName(RunMode Mode, int64_t BatchSize) {
@@ -145,7 +194,11 @@ std::vector<std::string> runEnvironment(const RunRequest &Request,
       Set(env::Warmup, std::to_string(Options.Warmup)),
       Set(env::Iterations, std::to_string(std::max(Most, 1u))),
       Set(env::MinIterations, std::to_string(std::max(Fewest, 1u))),
-      Set(env::MemoryBudget, std::to_string(Options.MemoryBudget))};
+      // On CUDA the device's memory is the limit: no host budget (the
+      // runtime lifts it too, once a run with --device=auto uses a GPU).
+      Set(env::MemoryBudget, std::to_string(Options.Device == DeviceChoice::CUDA
+                                                ? 0
+                                                : Options.MemoryBudget))};
   if (!Breakdown) {
     Env.push_back(Set(env::Tolerance, std::to_string(Options.Tolerance)));
     if (Request.TimeLimitSeconds > 0)
@@ -207,6 +260,29 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
   bool Finished =
       Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
   bool HasResult = llvm::sys::fs::exists(Files.Result);
+  // A device out-of-memory the program caught and ended on (exit 1 after
+  // printing it), or one that killed it before the runtime could write:
+  // cuBLAS's and cuDNN's come from outside the caching allocator.
+  if (!Finished && (Process.Error.empty() || Process.Crashed) &&
+      !Process.TimedOut && rt::saysOutOfMemory(logTail(Files.Log))) {
+    MeasuredRun Oom;
+    if (HasResult)
+      if (auto Partial = readRunResult(Files.Result))
+        Oom = std::move(*Partial);
+      else
+        llvm::consumeError(Partial.takeError());
+    Oom.BatchSize = Request.BatchSize;
+    Oom.Mode = Request.Mode;
+    Oom.OutOfMemory = true;
+    Oom.Stopped = StopReason::OutOfMemory;
+    Oom.EndedEarly = false;
+    RunOutcome Outcome;
+    Outcome.Seconds = Process.Seconds;
+    Oom.WallSeconds = Process.Seconds;
+    Oom.Log = Files.Log;
+    Outcome.Run = std::move(Oom);
+    return Outcome;
+  }
   if (!Finished || !HasResult)
     return failedRunOutcome(Request, Process, Files,
                             HasResult ? reachedBeforeFailing(Files.Result)
@@ -224,6 +300,10 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
                       llvm::toString(Run.takeError());
     return Outcome;
   }
+  if (Options.Device == DeviceChoice::CUDA)
+    if (std::optional<std::string> Problem = notOnCuda(*Run, Request.Mode))
+      return llvm::createStringError(std::errc::invalid_argument, "%s",
+                                     Problem->c_str());
   if (Before && After)
     Run->OtherWorkCores =
         otherWorkCores(*Before, *After, Process.CpuSeconds, Process.Seconds);

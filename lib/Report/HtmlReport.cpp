@@ -439,7 +439,7 @@ ol.findings li { margin-bottom: 10px; }
 .fix { margin: 2px 0 0; color: var(--muted); }
 .k0 { --k: #4e79a7; } .k1 { --k: #f28e2b; } .k2 { --k: #e15759; }
 .k3 { --k: #76b7b2; } .k4 { --k: #59a14f; } .k5 { --k: #edc948; }
-.k6 { --k: #b07aa1; } .k7 { --k: #9c755f; }
+.k6 { --k: #b07aa1; } .k7 { --k: #9c755f; } .k8 { --k: #ff9da7; }
 rect.kind { fill: var(--k); } .key.swatch { background: var(--k); }
 )css";
 
@@ -966,7 +966,7 @@ private:
       double W = double(std::max<int64_t>(0, Bytes)) / double(Total) * Width;
       OS << fmt("<rect class=\"kind k%u\" x=\"%.1f\" y=\"4\" width=\"%.1f\" "
                 "height=\"32\">",
-                Index++ % 8, X, W)
+                Index++ % 9, X, W)
          << "<title>" << escapeHtml(nameOf(Kind)) << ": " << formatBytes(Bytes)
          << "</title></rect>\n";
       X += W;

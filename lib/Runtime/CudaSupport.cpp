@@ -22,10 +22,12 @@
 
 #include <torch/version.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
+#include <unordered_set>
 
 #ifdef SKYLINE_WITH_CUDA
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -111,6 +113,7 @@ struct CudaRun {
   std::atomic<bool> Tracing{false};
   bool Decided = false;
   bool OnCuda = false;
+  CudaUse Use = CudaUse::Unknown; // what the decision found
   bool TraceWanted = false;
   c10::DeviceIndex Device = 0;
   std::unique_ptr<ActivityApi> Cupti;
@@ -119,8 +122,16 @@ struct CudaRun {
   std::unique_ptr<EventApi> Events;
   std::unique_ptr<ScopeEventTimer> EventTimer;
   std::atomic<bool> TimingEvents{false}; // read on the hot path
-  std::string CuptiProblem;              // why CUPTI gives no gpu_ms
-  std::string EventsProblem;             // why the events give none either
+  /// The GPU's timeline: events at boundaries and phase switches.
+  std::unique_ptr<EventApi> TimelineEvents;
+  std::unique_ptr<PhaseTimeline> Timeline;
+  std::atomic<bool> Marking{false}; // read on the hot path
+  PhaseTimeline::Times TimelineTimes;
+  bool TimelineResolved = false;
+  int Warmup = 0;
+  std::string TimelineProblem;
+  std::string CuptiProblem;  // why CUPTI gives no gpu_ms
+  std::string EventsProblem; // why the events give none either
   /// Tags device memory (breakdown runs); never freed: the caching
   /// allocator may report after main returns.
   std::shared_ptr<DeviceMemoryReporter> Reporter;
@@ -204,17 +215,39 @@ void startTracing(CudaRun &R) {
   R.Tracing.store(true, std::memory_order_release);
 }
 
-void decide(CudaRun &R, int Index, int Warmup, bool Trace) {
+/// Events on the current stream at boundaries (and, with Trace, phase
+/// switches), enough for every iteration the run may measure.
+void startTimeline(CudaRun &R, int Warmup, bool Trace, int MostIterations) {
+  size_t Boundaries = size_t(Warmup) + size_t(MostIterations) + 2;
+  R.TimelineEvents = std::make_unique<CudaEvents>(R.Device);
+  R.Timeline = std::make_unique<PhaseTimeline>(
+      *R.TimelineEvents, Trace ? Boundaries * 64 : Boundaries);
+  if (!R.Timeline->start()) {
+    R.TimelineProblem = R.TimelineEvents->failure();
+    R.Timeline.reset();
+    return;
+  }
+  R.Marking.store(true, std::memory_order_release);
+}
+
+void decide(CudaRun &R, int Index, int Warmup, bool Trace, int MostIterations) {
   if (hiddenByEnvironment() || !torch::cuda::is_available()) {
+    R.Use = hiddenByEnvironment() ? CudaUse::Hidden : CudaUse::NoDevice;
     R.Decided = true;
     return;
   }
   if (!findUsedDevice(R.Device)) {
     // The model may move to the GPU inside the loop: ask until warm-up ends.
     R.Decided = Index >= Warmup;
+    R.Use = CudaUse::Unused;
     return;
   }
   R.Decided = R.OnCuda = true;
+  R.Use = CudaUse::Used;
+  // The host budget stands in for a limit the CPU does not have; on a CUDA
+  // run the device's own memory is the limit, and a host out-of-memory
+  // must not read as the device's.
+  MemoryTracker::install().setBudget(0, nullptr);
 #if TORCH_VERSION_MAJOR >= 2
   // Called after the allocator let go of its lock, before it throws.
   c10::cuda::CUDACachingAllocator::attachOutOfMemoryObserver(
@@ -225,6 +258,8 @@ void decide(CudaRun &R, int Index, int Warmup, bool Trace) {
           Run.OnOutOfMemory(Requested, 0, int64_t(Total));
       });
 #endif
+  if (MostIterations > 0)
+    startTimeline(R, Warmup, Trace, MostIterations);
   if (Trace)
     startTracing(R);
 }
@@ -232,24 +267,34 @@ void decide(CudaRun &R, int Index, int Warmup, bool Trace) {
 } // namespace
 
 void iterationBegin(int Index, int Warmup, bool Trace,
-                    MemoryTracker::OutOfMemoryHandler OnOutOfMemory) noexcept {
+                    MemoryTracker::OutOfMemoryHandler OnOutOfMemory,
+                    int MostIterations) noexcept {
   CudaRun &R = run();
   try {
     R.OnOutOfMemory = OnOutOfMemory;
     R.TraceWanted = Trace;
+    R.Warmup = Warmup;
     if (!R.Decided)
-      decide(R, Index, Warmup, Trace);
+      decide(R, Index, Warmup, Trace, MostIterations);
     if (!R.OnCuda)
       return;
-    // Kernels run asynchronously: the boundary is where the last one ended.
-    torch::cuda::synchronize(R.Device);
+    // A breakdown run waits for the last iteration's kernels: CUPTI's window
+    // and the scope events need every earlier kernel done. A timing run
+    // does not: the program's own overlap of CPU and GPU stays, and its
+    // times come from the boundary events.
+    if (Trace)
+      torch::cuda::synchronize(R.Device);
+    if (R.Marking.load(std::memory_order_relaxed))
+      R.Timeline->boundary(Index);
     // Every event recorded so far is complete: the last iteration's scopes.
     if (R.EventTimer)
       R.EventTimer->boundary(Index > Warmup);
     if (Index == Warmup) {
       c10::cuda::CUDACachingAllocator::resetPeakStats(R.Device);
-      if (R.Reporter)
+      if (R.Reporter) {
         R.Reporter->bytes().resetPeak();
+        R.Reporter->startMeasuring();
+      }
       if (R.Tracer)
         R.Tracer->beginMeasured();
     } else if (Index > Warmup) {
@@ -267,6 +312,50 @@ void iterationBegin(int Index, int Warmup, bool Trace,
 }
 
 bool cuptiStarted() noexcept { return run().Tracer != nullptr; }
+
+void phaseBegin(uint8_t P) noexcept {
+  CudaRun &R = run();
+  if (R.Marking.load(std::memory_order_acquire))
+    R.Timeline->phase(P);
+}
+
+bool resolveTimeline() noexcept {
+  CudaRun &R = run();
+  if (!R.OnCuda || !R.Timeline)
+    return false;
+  if (!R.TimelineResolved) {
+    try {
+      R.Marking.store(false, std::memory_order_relaxed);
+      torch::cuda::synchronize(R.Device);
+      R.TimelineTimes = R.Timeline->resolve(R.Warmup);
+      R.TimelineResolved = true;
+    } catch (...) {
+      R.TimelineProblem = "the timeline's events could not be read";
+      return false;
+    }
+  }
+  return R.TimelineTimes.Dropped == 0;
+}
+
+double iterationMs(int Index) noexcept {
+  const CudaRun &R = run();
+  if (!R.TimelineResolved || R.TimelineTimes.Dropped || Index < 0 ||
+      size_t(Index) >= R.TimelineTimes.IterationMs.size())
+    return -1;
+  return R.TimelineTimes.IterationMs[size_t(Index)];
+}
+
+bool phaseSplitMs(std::array<double, NumPhases> &Split) noexcept {
+  const CudaRun &R = run();
+  const PhaseTimeline::Times &T = R.TimelineTimes;
+  // Only a breakdown run marks its phases.
+  if (!R.TimelineResolved || T.Dropped || !R.TraceWanted ||
+      T.PhaseIterations <= 0)
+    return false;
+  for (size_t P = 0; P < NumPhases; ++P)
+    Split[P] = P < T.PhaseMs.size() ? T.PhaseMs[P] / T.PhaseIterations : 0;
+  return true;
+}
 
 void programStart(bool Breakdown) noexcept {
   if (!Breakdown || hiddenByEnvironment())
@@ -303,6 +392,18 @@ void scopeExit() noexcept {
 
 void describeDevice(RunResult &Result) noexcept {
   CudaRun &R = run();
+  // An out-of-memory in the first iterations (cuBLAS making its handle)
+  // comes before the boundary that decides: decide now, while CUDA lives.
+  if (!R.Decided && !Result.EndedEarly && !hiddenByEnvironment()) {
+    try {
+      decide(R, /*Index=*/1, /*Warmup=*/0, /*Trace=*/false,
+             /*MostIterations=*/0);
+    } catch (...) {
+    }
+  }
+  Result.Cuda = R.Decided || R.Use == CudaUse::Unused ? R.Use
+                : hiddenByEnvironment()               ? CudaUse::Hidden
+                                                      : CudaUse::Unknown;
   if (!R.OnCuda)
     return;
   RunResult::GpuInfo &Gpu = Result.Gpu;
@@ -340,6 +441,13 @@ void describeDevice(RunResult &Result) noexcept {
   }
   if (R.OutOfMemory.load())
     appendNote(Gpu, "the CUDA caching allocator ran out of memory");
+  if (!R.TimelineProblem.empty())
+    appendNote(Gpu,
+               "iteration times from the CPU's clock: " + R.TimelineProblem);
+  else if (R.TimelineResolved && R.TimelineTimes.Dropped)
+    appendNote(Gpu, "iteration times from the CPU's clock: " +
+                        std::to_string(R.TimelineTimes.Dropped) +
+                        " timeline events dropped (the pool was spent)");
   if (R.TraceWanted && !R.Tracer)
     appendNote(Gpu, (R.EventTimer ? "gpu_ms from CUDA events, not CUPTI: "
                                   : "no gpu_ms: ") +
@@ -351,9 +459,45 @@ void describeDevice(RunResult &Result) noexcept {
 
 namespace {
 
+/// Takes the workspace (blocks held from warm-up through the window) out of
+/// the activations and temporaries it was tagged with, and out of the
+/// layers' activation bytes, into its own kind.
+void takeOutWorkspace(CudaRun &R, RunResult &Result,
+                      const std::vector<uintptr_t> &GradientBlocks) {
+  std::unordered_set<uintptr_t> Exclude(GradientBlocks.begin(),
+                                        GradientBlocks.end());
+  DeviceMemoryReporter::Workspace W = R.Reporter->workspace(Exclude);
+  if (!W.Bytes)
+    return;
+  RunResult::Breakdown &M = Result.Memory;
+  int64_t Forward = std::min(W.ByPhase[size_t(Phase::Forward)], M.Activations);
+  int64_t Backward =
+      std::min(W.ByPhase[size_t(Phase::Backward)], M.Temporaries);
+  M.Activations -= Forward;
+  M.Temporaries -= Backward;
+  M.Workspace += Forward + Backward;
+  int64_t Scoped = 0;
+  RunResult::Layer *Unscoped = nullptr;
+  for (RunResult::Layer &Layer : Result.Layers) {
+    if (Layer.ScopeId < 0) {
+      Unscoped = &Layer;
+      continue;
+    }
+    if (Layer.ScopeId < MaxScopes) {
+      Layer.ActivationBytes = std::max<int64_t>(
+          0, Layer.ActivationBytes - W.ForwardByScope[size_t(Layer.ScopeId)]);
+      Scoped += Layer.ActivationBytes;
+    }
+  }
+  // The rows still add up to the activations kind.
+  if (Unscoped)
+    Unscoped->ActivationBytes = std::max<int64_t>(0, M.Activations - Scoped);
+}
+
 /// The memory kinds come from the reporter's tags; what the allocator's
 /// peak holds beyond them (blocks it never saw) is untracked.
-void completeMemory(CudaRun &R, RunResult &Result) {
+void completeMemory(CudaRun &R, RunResult &Result,
+                    const std::vector<uintptr_t> &GradientBlocks) {
   RunResult::GpuInfo &Gpu = Result.Gpu;
   if (!R.Reporter) {
     // No tags on the device: its whole peak is untracked.
@@ -371,9 +515,10 @@ void completeMemory(CudaRun &R, RunResult &Result) {
                         "full)");
   if (!Result.HasMemoryBreakdown)
     return;
+  takeOutWorkspace(R, Result, GradientBlocks);
   RunResult::Breakdown &M = Result.Memory;
   int64_t Kinds = M.Weights + M.Gradients + M.OptimizerState + M.Activations +
-                  M.Data + M.Temporaries + M.Setup + M.Untracked;
+                  M.Data + M.Temporaries + M.Setup + M.Untracked + M.Workspace;
   if (Kinds <= Result.PeakBytes)
     M.Untracked += Result.PeakBytes - Kinds;
   else
@@ -435,14 +580,15 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
 
 } // namespace
 
-void completeLayers(RunResult &Result) noexcept {
+void completeLayers(RunResult &Result,
+                    const std::vector<uintptr_t> &GradientBlocks) noexcept {
   CudaRun &R = run();
   if (!R.OnCuda)
     return;
   R.Tracing.store(false, std::memory_order_relaxed);
   R.TimingEvents.store(false, std::memory_order_relaxed);
   try {
-    completeMemory(R, Result);
+    completeMemory(R, Result, GradientBlocks);
   } catch (...) {
     appendNote(Result.Gpu, "the device memory kinds could not be completed");
   }
@@ -454,15 +600,21 @@ void completeLayers(RunResult &Result) noexcept {
 
 #else // !SKYLINE_WITH_CUDA: a LibTorch without CUDA runs on the CPU only.
 
-void iterationBegin(int, int, bool,
-                    MemoryTracker::OutOfMemoryHandler) noexcept {}
+void iterationBegin(int, int, bool, MemoryTracker::OutOfMemoryHandler,
+                    int) noexcept {}
+void phaseBegin(uint8_t) noexcept {}
+bool resolveTimeline() noexcept { return false; }
+double iterationMs(int) noexcept { return -1; }
+bool phaseSplitMs(std::array<double, NumPhases> &) noexcept { return false; }
 bool cuptiStarted() noexcept { return false; }
 void programStart(bool) noexcept {}
 const TaggedBytes *deviceMemory() noexcept { return nullptr; }
 void scopeEnter(int) noexcept {}
 void scopeExit() noexcept {}
-void describeDevice(RunResult &) noexcept {}
-void completeLayers(RunResult &) noexcept {}
+void describeDevice(RunResult &Result) noexcept {
+  Result.Cuda = CudaUse::NotBuilt;
+}
+void completeLayers(RunResult &, const std::vector<uintptr_t> &) noexcept {}
 
 #endif
 

@@ -200,6 +200,64 @@ void ScopeEventTimer::boundary(bool Measured) {
   Next.store(0, std::memory_order_relaxed);
 }
 
+//===----------------------------------------------------------------------===//
+// PhaseTimeline
+//===----------------------------------------------------------------------===//
+
+PhaseTimeline::PhaseTimeline(EventApi &Api, size_t PoolSize)
+    : Api(Api), Marks(PoolSize) {}
+
+void PhaseTimeline::mark(int Iteration, uint8_t Phase, bool Boundary) noexcept {
+  if (Boundary)
+    Current.store(Iteration, std::memory_order_relaxed);
+  size_t Index = Next.fetch_add(1, std::memory_order_relaxed);
+  if (Index >= Marks.size()) {
+    Dropped.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  Marks[Index] = {Iteration, Phase, Boundary};
+  Api.record(Index);
+}
+
+PhaseTimeline::Times PhaseTimeline::resolve(int Warmup) const {
+  Times T;
+  T.Dropped = Dropped.load(std::memory_order_relaxed);
+  size_t Count = std::min(Next.load(std::memory_order_relaxed), Marks.size());
+  uint8_t MaxPhase = 0;
+  int LastBoundary = -1;
+  for (size_t I = 0; I < Count; ++I) {
+    MaxPhase = std::max(MaxPhase, Marks[I].Phase);
+    if (Marks[I].Boundary)
+      LastBoundary = std::max(LastBoundary, Marks[I].Iteration);
+  }
+  T.PhaseMs.assign(size_t(MaxPhase) + 1, 0.0);
+  if (LastBoundary >= 0)
+    T.IterationMs.assign(size_t(LastBoundary), -1.0);
+  // Iterations: boundary to boundary.
+  size_t Previous = Count;
+  for (size_t I = 0; I < Count; ++I) {
+    if (!Marks[I].Boundary)
+      continue;
+    if (Previous < Count &&
+        Marks[I].Iteration == Marks[Previous].Iteration + 1) {
+      double Ms = Api.elapsedMs(Previous, I);
+      T.IterationMs[size_t(Marks[Previous].Iteration)] = Ms < 0 ? -1 : Ms;
+    }
+    Previous = I;
+  }
+  // Phases: each mark to the next, within the measured iterations.
+  for (size_t I = 0; I + 1 < Count; ++I) {
+    const Mark &M = Marks[I];
+    if (M.Iteration < Warmup || M.Iteration >= LastBoundary)
+      continue;
+    double Ms = Api.elapsedMs(I, I + 1);
+    if (Ms >= 0)
+      T.PhaseMs[M.Phase] += Ms;
+  }
+  T.PhaseIterations = std::max(0, LastBoundary - Warmup);
+  return T;
+}
+
 GpuTimes ScopeEventTimer::times(int Iterations) const {
   GpuTimes T;
   T.Kernels = Intervals;

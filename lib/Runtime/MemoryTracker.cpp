@@ -329,7 +329,8 @@ void DeviceMemoryReporter::reportMemoryUsage(void *Ptr, int64_t Size,
       Untagged.fetch_add(1, std::memory_order_relaxed);
     } else {
       AllocationTag Tag = Bytes.tagNow();
-      Table[Slot] = {Key, Size, Tag};
+      Table[Slot] = {Key, Size, Tag,
+                     !Measuring.load(std::memory_order_relaxed)};
       ++Used;
       Bytes.add(Tag, Size);
     }
@@ -341,6 +342,25 @@ void DeviceMemoryReporter::reportMemoryUsage(void *Ptr, int64_t Size,
     UnknownFrees.fetch_add(1, std::memory_order_relaxed);
   }
   unlock();
+}
+
+DeviceMemoryReporter::Workspace
+DeviceMemoryReporter::workspace(const std::unordered_set<uintptr_t> &Exclude) {
+  Workspace W;
+  lock();
+  for (const LiveBlock &Block : Table) {
+    if (!Block.Ptr || !Block.BeforeMeasuring ||
+        (Block.Tag.Phase != uint8_t(Phase::Forward) &&
+         Block.Tag.Phase != uint8_t(Phase::Backward)) ||
+        Exclude.count(Block.Ptr))
+      continue;
+    W.Bytes += Block.Bytes;
+    W.ByPhase[Block.Tag.Phase] += Block.Bytes;
+    if (Block.Tag.ScopeSlot >= 0)
+      W.ForwardByScope[size_t(Block.Tag.ScopeSlot)] += Block.Bytes;
+  }
+  unlock();
+  return W;
 }
 
 } // namespace skyline::rt

@@ -110,7 +110,7 @@ void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
       "allocator_peak_reserved_bytes: %lld, "
       "allocator_reserved_bytes: %lld, host_peak_bytes: %lld, "
       "cupti: %s, kernels: %llu, dropped_records: %llu, "
-      "%s: %s, tagged_peak_bytes: %lld, %s: ",
+      "%s: %s, tagged_peak_bytes: %lld, %s: %s, %s: ",
       key::Gpu, (long long)G.MemoryTotalBytes, (long long)G.MemoryFreeBytes,
       key::MemoryCapacityBytes, (long long)G.MemoryCapacityBytes,
       (long long)G.AllocatorPeakBytes, (long long)G.AllocatorPeakReservedBytes,
@@ -119,7 +119,7 @@ void writeGpu(std::FILE *Out, const RunResult::GpuInfo &G) {
       (unsigned long long)G.DroppedRecords, key::GpuMsSource,
       G.GpuMsSource.empty() ? nameOf(GpuTimeSource::None)
                             : G.GpuMsSource.c_str(),
-      (long long)G.TaggedPeakBytes, key::Note);
+      (long long)G.TaggedPeakBytes, key::Clock, G.Clock.c_str(), key::Note);
   writeQuoted(Out, G.Note);
   std::fprintf(Out, "}\n");
 }
@@ -166,7 +166,7 @@ void writeEnvironment(std::FILE *Out, const RunResult &R) {
   std::fprintf(Out, "%s: {%s: %s, %s: ", key::Device, key::Type,
                R.DeviceType.c_str(), key::Name);
   writeQuoted(Out, R.DeviceName);
-  std::fprintf(Out, "}\n");
+  std::fprintf(Out, ", %s: %s}\n", key::Cuda, nameOf(R.Cuda));
 }
 
 void writeTimes(std::FILE *Out, const RunResult &R) {
@@ -213,12 +213,13 @@ void writeBreakdown(std::FILE *Out, const RunResult &R) {
     const RunResult::Breakdown &M = R.Memory;
     const int64_t Bytes[] = {M.Weights,     M.Gradients, M.OptimizerState,
                              M.Activations, M.Data,      M.Temporaries,
-                             M.Setup,       M.Untracked};
+                             M.Setup,       M.Untracked, M.Workspace};
     static_assert(std::size(Bytes) == NumMemoryKinds);
     std::fprintf(Out, "%s: {", key::Memory);
     for (MemoryKind Kind : allOf<MemoryKind>())
-      std::fprintf(Out, "%s%s: %lld", Kind == MemoryKind::Weights ? "" : ", ",
-                   nameOf(Kind), static_cast<long long>(Bytes[size_t(Kind)]));
+      if (Kind != MemoryKind::Workspace || M.Workspace) // CUDA only
+        std::fprintf(Out, "%s%s: %lld", Kind == MemoryKind::Weights ? "" : ", ",
+                     nameOf(Kind), static_cast<long long>(Bytes[size_t(Kind)]));
     std::fprintf(Out, "}\n");
     std::fprintf(Out, "%s:%s\n", key::SetupStatements,
                  R.SetupStatements.empty() ? " []" : "");

@@ -52,6 +52,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -189,6 +190,7 @@ void switchPhase(Phase P) {
                                              std::memory_order_relaxed);
   if (P == Phase::Backward)
     PhaseTime.BackwardPasses.fetch_add(1, std::memory_order_relaxed);
+  cuda::phaseBegin(uint8_t(P)); // the GPU's timeline of the phases
   Tracker.setPhase(P);
 }
 
@@ -597,6 +599,11 @@ std::vector<RunResult::Layer> layerRows(const RunResult &R,
   return Rows;
 }
 
+/// What an exception that ended the program said, where it said the device
+/// ran out of memory; written into the result's gpu note. Fixed, so the
+/// terminate handler allocates nothing to keep it.
+char OutOfMemoryWhat[256];
+
 /// What the run measured. At program exit (Why is EndedEarly) the program's
 /// modules and optimizers are destroyed: the weights and the optimizers'
 /// tensors are not looked at, so the memory kinds and the layers' weight
@@ -617,9 +624,15 @@ RunResult collect(StopReason Why) {
   std::vector<double> Window, Kept;
   int Count = Clock.Count.load();
   R.IterationsReached = Count;
+  // On CUDA the stream's timeline times the iterations (docs/gpu.md); after
+  // main returned CUDA may be gone, and the CPU's clock does.
+  bool GpuClock = !R.EndedEarly && cuda::resolveTimeline();
   for (int I = C.Warmup; I + 1 < Count && int(Window.size()) < C.Iterations;
        ++I) {
-    Window.push_back(double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
+    double GpuMs = GpuClock ? cuda::iterationMs(I) : -1;
+    Window.push_back(
+        GpuMs >= 0 ? GpuMs
+                   : double(Clock.StartNs[I + 1] - Clock.StartNs[I]) / 1e6);
     if (!Clock.AcrossLoopStart[size_t(I)])
       Kept.push_back(Window.back());
   }
@@ -645,6 +658,12 @@ RunResult collect(StopReason Why) {
   R.PeakBytes = Tracker.peakBytes();
   R.HasMemoryBreakdown = C.Hooks && !R.EndedEarly;
   describeEnvironment(R);
+  if (GpuClock && R.Gpu.Used)
+    R.Gpu.Clock = "cuda_events";
+  if (OutOfMemoryWhat[0])
+    R.Gpu.Note =
+        (R.Gpu.Note.empty() ? "" : R.Gpu.Note + "; ") +
+        "out of memory outside the caching allocator: " + OutOfMemoryWhat;
   if (!C.Hooks)
     return R;
   // A CUDA run's kinds are the device reporter's tags, else the CPU's.
@@ -658,6 +677,10 @@ RunResult collect(StopReason Why) {
     for (size_t I = 0; I < NumPhases; ++I)
       R.TimeSplitMs[I] =
           double(PhaseTime.Ns[I].load()) / 1e6 / WindowIterations;
+  // On CUDA, the phases on the stream's timeline: where the CPU waited for
+  // the GPU does not decide which phase the wait lands in.
+  if (GpuClock)
+    cuda::phaseSplitMs(R.TimeSplitMs);
   ModuleWeights Weights;
   if (R.HasMemoryBreakdown) {
     Weights = moduleWeights(On);
@@ -675,7 +698,15 @@ RunResult collect(StopReason Why) {
     R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
   }
   R.Layers = layerRows(R, WindowIterations, Tags.peakForwardByScope(), Weights);
-  cuda::completeLayers(R); // a CUDA run: gpu_ms per layer, untracked rest
+  // A CUDA run: gpu_ms per layer, the workspace kind (the gradients'
+  // blocks, held from warm-up on too, are not workspace), untracked rest.
+  std::vector<uintptr_t> GradientBlocks;
+  if (Device && R.HasMemoryBreakdown)
+    for (const at::Tensor &P : optimizerParameters())
+      if (P.defined() && P.grad().defined() && P.grad().has_storage())
+        GradientBlocks.push_back(
+            reinterpret_cast<uintptr_t>(P.grad().storage().data_ptr().get()));
+  cuda::completeLayers(R, GradientBlocks);
   return R;
 }
 
@@ -718,6 +749,35 @@ bool writeResultOnce(StopReason Why, bool &Written) {
   finish(StopReason::OutOfMemory);
 }
 
+std::terminate_handler PreviousTerminate = nullptr;
+
+/// An exception nobody caught: cuBLAS or cuDNN failing to allocate a handle
+/// or workspace outside the caching allocator (CUBLAS_STATUS_ALLOC_FAILED),
+/// or a c10::OutOfMemoryError the program let through, ends the run as an
+/// out-of-memory run, as the allocator's own observer does; anything else
+/// goes to the handler that was there before.
+[[noreturn]] void onTerminate() {
+  if (std::exception_ptr Current = std::current_exception()) {
+    const char *What = nullptr;
+    try {
+      std::rethrow_exception(Current);
+    } catch (const std::exception &E) {
+      What = E.what();
+    } catch (...) {
+    }
+    if (What && saysOutOfMemory(What)) {
+      // The first line: c10's messages go on with a backtrace.
+      size_t N = std::strcspn(What, "\n");
+      std::snprintf(OutOfMemoryWhat, sizeof(OutOfMemoryWhat), "%.*s", int(N),
+                    What);
+      finish(StopReason::OutOfMemory);
+    }
+  }
+  if (PreviousTerminate)
+    PreviousTerminate();
+  std::abort();
+}
+
 /// The program returned (or called exit()) before the run ended it: a
 /// partial result, and the program's own exit code, unless the result
 /// cannot be written.
@@ -743,6 +803,7 @@ struct Activation {
       Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
     // After config() and the tracker exist, so both outlive the handler.
     std::atexit(&onProgramExit);
+    PreviousTerminate = std::set_terminate(&onTerminate);
     if (!config().Hooks)
       return;
     // The device's blocks are tagged from the model's first tensor on.
@@ -783,7 +844,7 @@ void iteration_begin() noexcept {
   int Index = Clock.Count.load(std::memory_order_relaxed);
   if (Index >= int(Clock.StartNs.size()))
     return;
-  cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory);
+  cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   int64_t Now = nowNs();
   MemoryTracker &Tracker = MemoryTracker::install();
   if (C.Hooks) {

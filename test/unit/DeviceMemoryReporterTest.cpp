@@ -170,6 +170,42 @@ TEST_F(DeviceMemoryReporterTest, BlocksArePhaseAndScopeTagged) {
   EXPECT_EQ(Bytes.peakByPhase()[size_t(Phase::Backward)], 0);
 }
 
+TEST_F(DeviceMemoryReporterTest, WorkspaceIsWhatWarmUpMadeAndNeverFreed) {
+  // What LibTorch 2.11 does on CUDA: the first matmul of a thread and stream
+  // gets cuBLAS's workspace from the caching allocator (inside the first
+  // Linear's scope in forward, and again for autograd's thread in
+  // backward) and holds it for the process.
+  auto Reporter = reporter(c10::DeviceType::CUDA);
+  c10::DebugInfoGuard Installed(c10::DebugInfoKind::PROFILER_STATE, Reporter);
+  constexpr int64_t MiB = 1024 * 1024;
+  // Warm-up.
+  TaggedBytes::setPhase(Phase::Forward);
+  TaggedBytes::setThreadScope(2);
+  cudaBlock(0x100000, MiB);       // an activation
+  cudaBlock(0x2000000, 32 * MiB); // the forward thread's workspace
+  TaggedBytes::setPhase(Phase::Backward);
+  TaggedBytes::setThreadScope(-1);
+  cudaBlock(0x40000000, 4096);    // a gradient, kept across iterations
+  cudaBlock(0x50000000, 8 * MiB); // autograd's thread's workspace
+  cudaBlock(0x60000000, 2048);    // a temporary
+  cudaBlock(0x60000000, -2048);
+  cudaBlock(0x100000, -MiB); // the activation freed
+  Reporter->startMeasuring();
+  // A measured iteration: its activation still live at the end is no
+  // workspace.
+  TaggedBytes::setPhase(Phase::Forward);
+  TaggedBytes::setThreadScope(2);
+  cudaBlock(0x70000000, MiB);
+  DeviceMemoryReporter::Workspace W = Reporter->workspace({0x40000000});
+  EXPECT_EQ(W.Bytes, 40 * MiB);
+  EXPECT_EQ(W.ByPhase[size_t(Phase::Forward)], 32 * MiB);
+  EXPECT_EQ(W.ByPhase[size_t(Phase::Backward)], 8 * MiB);
+  EXPECT_EQ(W.ForwardByScope[2], 32 * MiB);
+  EXPECT_EQ(W.ForwardByScope[UnscopedSlot], 0);
+  // Without the gradients excluded they would read as workspace too.
+  EXPECT_EQ(Reporter->workspace({}).Bytes, 40 * MiB + 4096);
+}
+
 TEST_F(DeviceMemoryReporterTest, FreesItNeverSawAndReusedAddresses) {
   auto Reporter = reporter(c10::DeviceType::CUDA);
   c10::DebugInfoGuard Installed(c10::DebugInfoKind::PROFILER_STATE, Reporter);

@@ -481,6 +481,19 @@ TEST(GpuActivityTest, RecordLayoutMatchesCuptiHeader) {
 }
 #endif
 
+TEST(GpuActivityTest, OutOfMemoryMessagesOfTheDeviceAndItsLibraries) {
+  // c10::OutOfMemoryError's, the CUDA runtime's, cuBLAS's and cuDNN's own.
+  EXPECT_TRUE(saysOutOfMemory("CUDA out of memory. Tried to allocate 2.00 GiB "
+                              "(GPU 0; 79.10 GiB total capacity)"));
+  EXPECT_TRUE(saysOutOfMemory("CUDA error: out of memory\nCUDA kernel errors "
+                              "might be asynchronously reported"));
+  EXPECT_TRUE(saysOutOfMemory("CUDA error: CUBLAS_STATUS_ALLOC_FAILED when "
+                              "calling `cublasCreate(handle)`"));
+  EXPECT_TRUE(saysOutOfMemory("cuDNN error: CUDNN_STATUS_ALLOC_FAILED"));
+  EXPECT_FALSE(saysOutOfMemory("CUDA error: CUBLAS_STATUS_EXECUTION_FAILED"));
+  EXPECT_FALSE(saysOutOfMemory("mat1 and mat2 shapes cannot be multiplied"));
+}
+
 TEST(GpuActivityTest, HiddenCudaTouchesNothing) {
   setenv("CUDA_VISIBLE_DEVICES", "", 1);
   EXPECT_TRUE(cuda::hiddenByEnvironment());
@@ -494,6 +507,7 @@ TEST(GpuActivityTest, HiddenCudaTouchesNothing) {
   cuda::completeLayers(R);
   unsetenv("CUDA_VISIBLE_DEVICES");
   EXPECT_EQ(R.DeviceType, "cpu");
+  EXPECT_EQ(R.Cuda, CudaUse::Hidden);
   EXPECT_FALSE(R.Gpu.Used);
   // (LibTorch's Kineto may link libcupti: what matters is that the run
   // started no CUPTI session of its own.)

@@ -20,15 +20,22 @@ void expectCpuRun(const ProgramRun &R) {
 // With or without a GPU: RuntimeProgram allocates nothing on CUDA, so the
 // run is a CPU run either way (utils/device-check makes CUDA runs).
 TEST(RuntimeGpuTest, ProgramOnTheCpuIsACpuRun) {
-  expectCpuRun(runProgram(
-      "SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=16 SKYLINE_ITERATIONS=2", "layers"));
+  ProgramRun R = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=16 SKYLINE_ITERATIONS=2", "layers");
+  expectCpuRun(R);
+  // What --device=cuda reads: no GPU here, or one the program left unused.
+  bool NoDevice = R.Result.find(", cuda: no_device}") != std::string::npos;
+  bool Unused = R.Result.find(", cuda: unused}") != std::string::npos;
+  EXPECT_TRUE(NoDevice || Unused) << R.Result;
 }
 
 TEST(RuntimeGpuTest, HiddenCudaIsACpuRun) {
-  expectCpuRun(
+  ProgramRun R =
       runProgram("CUDA_VISIBLE_DEVICES= SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=16 "
                  "SKYLINE_ITERATIONS=2",
-                 "layers"));
+                 "layers");
+  expectCpuRun(R);
+  EXPECT_NE(R.Result.find(", cuda: hidden}"), std::string::npos) << R.Result;
 }
 
 } // namespace

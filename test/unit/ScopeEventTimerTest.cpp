@@ -258,3 +258,108 @@ TEST(ScopeEventTimerTest, TheResultSaysWhereGpuMsCameFrom) {
 }
 
 } // namespace
+
+namespace {
+
+/// Phase values, as RunFormat.h's Phase.
+constexpr uint8_t Data = 1, Forward = 2, Backward = 3, Optimizer = 4;
+
+/// One iteration on the stream's timeline: its marks reached at Start +
+/// the offsets (the stream reaches an event when the work before it is
+/// done, whatever the CPU's clock said when it was recorded).
+void iterationOnStream(FakeEvents &Api, PhaseTimeline &Timeline, int Index,
+                       double Start) {
+  Api.Now = Start;
+  Timeline.boundary(Index);
+  Api.Now = Start + 2;
+  Timeline.phase(Forward);
+  Api.Now = Start + 5;
+  Timeline.phase(Backward);
+  Api.Now = Start + 9;
+  Timeline.phase(Optimizer);
+}
+
+TEST(PhaseTimelineTest, IterationsAndPhasesFromTheStreamsTimeline) {
+  FakeEvents Api;
+  PhaseTimeline Timeline(Api, 64);
+  ASSERT_TRUE(Timeline.start());
+  // Two warm-up iterations (the first a slow one), then three measured: 10
+  // ms each on the stream, whatever the CPU did meanwhile.
+  iterationOnStream(Api, Timeline, 0, 0);
+  iterationOnStream(Api, Timeline, 1, 50);
+  iterationOnStream(Api, Timeline, 2, 60);
+  iterationOnStream(Api, Timeline, 3, 70);
+  iterationOnStream(Api, Timeline, 4, 80);
+  Api.Now = 90;
+  Timeline.boundary(5); // the boundary that ends the run
+  PhaseTimeline::Times T = Timeline.resolve(/*Warmup=*/2);
+  ASSERT_EQ(T.IterationMs.size(), 5u);
+  EXPECT_DOUBLE_EQ(T.IterationMs[0], 50);
+  EXPECT_DOUBLE_EQ(T.IterationMs[1], 10);
+  EXPECT_DOUBLE_EQ(T.IterationMs[4], 10);
+  EXPECT_EQ(T.PhaseIterations, 3);
+  // Per iteration: data 2, forward 3, backward 4, optimizer 1 ms; summed
+  // over the three measured ones.
+  ASSERT_GE(T.PhaseMs.size(), size_t(Optimizer) + 1);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Data], 6);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Forward], 9);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Backward], 12);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Optimizer], 3);
+  EXPECT_EQ(T.Dropped, 0u);
+}
+
+TEST(PhaseTimelineTest, AWaitForTheGpuStaysInThePhaseThatMadeTheWork) {
+  // The CPU synchronizes after the optimizer step (where the data phase
+  // begins on its clock) and waits 7 ms for the backward kernels: on the
+  // stream the optimizer's event is reached only when they are done, so
+  // the wait is backward's, and the data phase is the 1 ms it really took.
+  FakeEvents Api;
+  PhaseTimeline Timeline(Api, 16);
+  ASSERT_TRUE(Timeline.start());
+  Api.Now = 0;
+  Timeline.boundary(0);
+  Api.Now = 1; // the batch is on the GPU
+  Timeline.phase(Forward);
+  Api.Now = 3;
+  Timeline.phase(Backward);
+  Api.Now = 13; // backward's kernels end here, long after the CPU queued them
+  Timeline.phase(Optimizer);
+  Api.Now = 14;
+  Timeline.phase(Data);
+  Api.Now = 14; // after the synchronize: the stream is idle
+  Timeline.boundary(1);
+  PhaseTimeline::Times T = Timeline.resolve(/*Warmup=*/0);
+  EXPECT_DOUBLE_EQ(T.IterationMs[0], 14);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Data], 1);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Backward], 10);
+  EXPECT_DOUBLE_EQ(T.PhaseMs[Optimizer], 1);
+}
+
+TEST(PhaseTimelineTest, ASpentPoolIsCounted) {
+  FakeEvents Api;
+  PhaseTimeline Timeline(Api, 3);
+  ASSERT_TRUE(Timeline.start());
+  Timeline.boundary(0);
+  Timeline.phase(Forward);
+  Timeline.boundary(1);
+  Timeline.phase(Forward); // no event left
+  Timeline.boundary(2);
+  PhaseTimeline::Times T = Timeline.resolve(0);
+  EXPECT_EQ(T.Dropped, 2u);
+  EXPECT_EQ(Api.Recorded, 3u);
+}
+
+TEST(PhaseTimelineTest, MarksAllocateNothing) {
+  FakeEvents Api;
+  PhaseTimeline Timeline(Api, 1024);
+  ASSERT_TRUE(Timeline.start());
+  AllocationsOnThread = 0;
+  for (int I = 0; I < 100; ++I) {
+    Timeline.boundary(I);
+    Timeline.phase(Forward);
+    Timeline.phase(Backward);
+  }
+  EXPECT_EQ(AllocationsOnThread, 0u);
+}
+
+} // namespace

@@ -15,17 +15,39 @@
 #include "skyline/runtime/MemoryTracker.h"
 #include "skyline/runtime/RunResult.h"
 
+#include <array>
+#include <cstdint>
+#include <vector>
+
 namespace skyline::rt::cuda {
 
 /// At the start of iteration Index, before its clock is read: decides
-/// whether the program runs on CUDA (until the end of warm-up), then
-/// synchronizes the device, resets the allocator's peak at the end of
-/// warm-up and moves the measured window's end to this boundary. Trace:
-/// a breakdown run, which loads CUPTI for kernel time per scope (a timing
-/// run does not). OnOutOfMemory is called when the caching allocator runs
-/// out of memory.
+/// whether the program runs on CUDA (until the end of warm-up), records the
+/// boundary's event on the current stream (the GPU's timeline), resets the
+/// allocator's peak at the end of warm-up and, in a breakdown run (Trace,
+/// which loads CUPTI for kernel time per scope), synchronizes the device
+/// and moves the measured window's end to this boundary. A timing run adds
+/// no synchronize: its iteration times are read from the events at the end.
+/// OnOutOfMemory is called when the caching allocator runs out of memory;
+/// MostIterations: the most measured iterations (sizes the event pool).
 void iterationBegin(int Index, int Warmup, bool Trace,
-                    MemoryTracker::OutOfMemoryHandler OnOutOfMemory) noexcept;
+                    MemoryTracker::OutOfMemoryHandler OnOutOfMemory,
+                    int MostIterations = 8) noexcept;
+
+/// A breakdown run switches into phase P (a Phase value): its event on the
+/// current stream. One relaxed load when not on CUDA.
+void phaseBegin(uint8_t P) noexcept;
+
+/// At the run's end (not after main returned): synchronizes the device and
+/// reads the timeline's events; true when they give the iteration times
+/// (and, in a breakdown run, the phases').
+bool resolveTimeline() noexcept;
+/// After resolveTimeline: the GPU's time of iteration Index (boundary to
+/// boundary), -1 where not known.
+double iterationMs(int Index) noexcept;
+/// After resolveTimeline: ms per iteration in each phase over the measured
+/// iterations, from the stream's timeline; false where it has none.
+bool phaseSplitMs(std::array<double, NumPhases> &Split) noexcept;
 
 /// At program start, on the main thread, before the program's own code: a
 /// breakdown run pushes the CUDA memory reporter on this thread's debug
@@ -49,10 +71,13 @@ void scopeExit() noexcept;
 void describeDevice(RunResult &R) noexcept;
 
 /// On a CUDA run, once the layer rows exist: gpu_ms per row, from CUPTI or
-/// the CUDA events (or a note saying why not), and which one; what the
-/// allocator's peak holds beyond the tagged kinds becomes untracked (all of
-/// it without a reporter).
-void completeLayers(RunResult &R) noexcept;
+/// the CUDA events (or a note saying why not), and which one; the workspace
+/// kind (DeviceMemoryReporter::workspace, less the blocks at
+/// GradientBlocks) taken out of the activations, temporaries and layers;
+/// what the allocator's peak holds beyond the tagged kinds becomes
+/// untracked (all of it without a reporter).
+void completeLayers(RunResult &R,
+                    const std::vector<uintptr_t> &GradientBlocks = {}) noexcept;
 
 /// Whether this run started CUPTI (tests, device-check).
 bool cuptiStarted() noexcept;

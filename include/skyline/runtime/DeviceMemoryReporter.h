@@ -42,6 +42,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
 // Slot PROFILER_STATE is the profiler's: code that finds something there
@@ -90,6 +91,27 @@ public:
 #endif
 
   c10::DeviceType handles() const { return Handles; }
+
+  /// The measured iterations begin (after warm-up): blocks allocated from
+  /// now on are the window's, those before it warm-up's or construction's.
+  void startMeasuring() { Measuring.store(true, std::memory_order_relaxed); }
+
+  /// Workspace: blocks allocated in a forward or backward phase before the
+  /// measured iterations began and still live now, at the end of the run,
+  /// less Exclude (the gradients' blocks, which the gradients kind counts).
+  /// A block made in warm-up and never freed through every measured
+  /// iteration is no iteration's activation or temporary: it is what cuBLAS
+  /// (its workspace per handle and stream, held for the process, made by
+  /// the first matmul through the caching allocator), cuDNN's cached plans
+  /// or a program's own caches keep. Being live from before the window to
+  /// its end, it was live at the peak, so its bytes are in the peak's
+  /// phases (and the forward ones in its scope's) and can be taken out.
+  struct Workspace {
+    int64_t Bytes = 0;
+    PhaseBytes ByPhase{};
+    ScopeBytes ForwardByScope{}; // the forward ones, by scope slot
+  };
+  Workspace workspace(const std::unordered_set<uintptr_t> &Exclude);
   /// The tagged live bytes and their peak.
   TaggedBytes &bytes() { return Bytes; }
   const TaggedBytes &bytes() const { return Bytes; }
@@ -108,6 +130,7 @@ private:
     uintptr_t Ptr = 0; // 0: an empty slot
     int64_t Bytes = 0;
     AllocationTag Tag;
+    bool BeforeMeasuring = false;
   };
 
   size_t home(uintptr_t Ptr) const;
@@ -124,6 +147,7 @@ private:
   int Shift = 63; // 64 - log2(Table.size())
   size_t Used = 0;
   std::atomic_flag Busy = ATOMIC_FLAG_INIT;
+  std::atomic<bool> Measuring{false};
   std::atomic<uint64_t> Untagged{0}, UnknownFrees{0}, UnseenFrees{0};
 };
 

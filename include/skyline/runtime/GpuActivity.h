@@ -273,6 +273,58 @@ private:
   uint64_t Intervals = 0;
 };
 
+/// The GPU's own timeline of the iterations: a CUDA event recorded on the
+/// calling thread's current stream at each iteration boundary and, in a
+/// breakdown run, at each switch of phase. The stream reaches an event when
+/// the work enqueued before it is done, so the time from one mark to the
+/// next is the stream's time in the phase (or iteration) the first opens:
+/// where the CPU waits for the GPU (a synchronize, .item()) does not move
+/// it, unlike the CPU's clock, and no synchronize has to be added to read
+/// an iteration's time. The marks are read once, after the run's end has
+/// synchronized the device.
+///
+/// Marks take events from a pool made at start(); a mark past its end is
+/// dropped and counted (the times then come from the CPU's clock).
+class PhaseTimeline {
+public:
+  explicit PhaseTimeline(EventApi &Api, size_t PoolSize);
+  bool start() { return Api.create(Marks.size()); }
+  /// Iteration Index begins (its data phase). The hot path: one atomic
+  /// increment and one event record.
+  void boundary(int Index) noexcept { mark(Index, 1 /*Data*/, true); }
+  /// Phase (a Phase value) begins, in the current iteration.
+  void phase(uint8_t Phase) noexcept {
+    mark(Current.load(std::memory_order_relaxed), Phase, false);
+  }
+
+  struct Times {
+    /// Per iteration index, the time from its boundary to the next; -1
+    /// where not known.
+    std::vector<double> IterationMs;
+    /// Per Phase value, summed over iterations [Warmup, the last boundary).
+    std::vector<double> PhaseMs;
+    int PhaseIterations = 0; // the iterations PhaseMs covers
+    uint64_t Dropped = 0;
+  };
+  /// After a device synchronize: what the marks say.
+  Times resolve(int Warmup) const;
+  void stop() noexcept { Api.destroy(); }
+
+private:
+  struct Mark {
+    int32_t Iteration = -1;
+    uint8_t Phase = 0;
+    bool Boundary = false;
+  };
+  void mark(int Iteration, uint8_t Phase, bool Boundary) noexcept;
+
+  EventApi &Api;
+  std::vector<Mark> Marks; // one per event of the pool
+  std::atomic<size_t> Next{0};
+  std::atomic<int> Current{-1};
+  std::atomic<uint64_t> Dropped{0};
+};
+
 /// CUPTI record layout (CUpti_ActivityKernel4..10 share it; checked against
 /// cupti.h by the unit test where the header is installed).
 namespace cupti_layout {

@@ -75,14 +75,29 @@ enum class MemoryKind : uint8_t {
   /// memory), not weights; setup_statements says which.
   Setup,
   Untracked, // made before training, no such statement's, no weights
+  /// On CUDA: made in a forward or backward phase of warm-up and held
+  /// through every measured iteration (cuBLAS's workspaces): no layer's
+  /// activations. Written only where there is some.
+  Workspace,
 };
-constexpr size_t NumMemoryKinds = 8;
+constexpr size_t NumMemoryKinds = 9;
 
 /// Statements before the training loop the runs tell apart (the ids the
 /// instrumented copy gives them run from 0 to this less one).
 constexpr int MaxSetupStatements = 1024;
 
 enum class DeviceType : uint8_t { CPU, CUDA };
+
+/// What the run saw of CUDA: whether the program could and did use a GPU
+/// (--device=cuda fails clearly on anything but Used).
+enum class CudaUse : uint8_t {
+  Unknown,  // not decided (the program ended before its first iteration)
+  NotBuilt, // the program's LibTorch has no CUDA
+  Hidden,   // CUDA_VISIBLE_DEVICES set and empty (--device=cpu)
+  NoDevice, // torch::cuda::is_available() is false
+  Unused,   // a device was there; the program allocated nothing on it
+  Used,     // a CUDA run
+};
 
 /// Where a CUDA run's per-layer GPU time came from.
 enum class GpuTimeSource : uint8_t {
@@ -114,13 +129,18 @@ template <> struct EnumNames<TimePart> {
 };
 template <> struct EnumNames<MemoryKind> {
   static constexpr const char *Names[] = {
-      "weights", "gradients",   "optimizer_state", "activations",
-      "data",    "temporaries", "setup",           "untracked"};
-  static constexpr MemoryKind Last = MemoryKind::Untracked;
+      "weights",     "gradients", "optimizer_state", "activations", "data",
+      "temporaries", "setup",     "untracked",       "workspace"};
+  static constexpr MemoryKind Last = MemoryKind::Workspace;
 };
 template <> struct EnumNames<DeviceType> {
   static constexpr const char *Names[] = {"cpu", "cuda"};
   static constexpr DeviceType Last = DeviceType::CUDA;
+};
+template <> struct EnumNames<CudaUse> {
+  static constexpr const char *Names[] = {"unknown",   "not_built", "hidden",
+                                          "no_device", "unused",    "used"};
+  static constexpr CudaUse Last = CudaUse::Used;
 };
 template <> struct EnumNames<GpuTimeSource> {
   static constexpr const char *Names[] = {"none", "cupti", "cuda_events"};
@@ -139,6 +159,7 @@ static_assert(coversEveryEnumerator<TimePart>());
 static_assert(coversEveryEnumerator<MemoryKind>());
 static_assert(coversEveryEnumerator<DeviceType>());
 static_assert(coversEveryEnumerator<GpuTimeSource>());
+static_assert(coversEveryEnumerator<CudaUse>());
 static_assert(std::size(EnumNames<Phase>::Names) == NumPhases);
 static_assert(std::size(EnumNames<TimePart>::Names) == NumTimeParts);
 static_assert(std::size(EnumNames<MemoryKind>::Names) == NumMemoryKinds);
@@ -193,7 +214,8 @@ inline constexpr char DatasetSize[] = "dataset_size";
 inline constexpr char DatasetsGcd[] = "datasets_gcd";
 inline constexpr char TorchVersion[] = "torch_version";
 inline constexpr char Threads[] = "threads";
-inline constexpr char Device[] = "device"; // {type, name}
+inline constexpr char Device[] = "device"; // {type, name, cuda}
+inline constexpr char Cuda[] = "cuda";     // a CudaUse name
 inline constexpr char Type[] = "type";
 inline constexpr char Name[] = "name";
 inline constexpr char IterationMs[] = "iteration_ms"; // {median, mean, ...}
@@ -221,12 +243,32 @@ inline constexpr char GpuMsSource[] = "gpu_ms_source"; // GpuTimeSource
 /// a report's run's gpu_note.
 inline constexpr char Note[] = "note";
 inline constexpr char GpuNote[] = "gpu_note";
+/// A CUDA run's gpu.clock: cuda_events or cpu.
+inline constexpr char Clock[] = "clock";
 /// The setup kind by statement: [{statement, bytes}] (the report adds file,
 /// line and text).
 inline constexpr char SetupStatements[] = "setup_statements";
 inline constexpr char Statement[] = "statement";
 inline constexpr char Bytes[] = "bytes";
 } // namespace key
+
+/// Whether Text (an exception's message, the end of a run's output) says
+/// that a device ran out of memory: the caching allocator's
+/// c10::OutOfMemoryError ("CUDA out of memory"), the CUDA runtime's
+/// cudaErrorMemoryAllocation ("CUDA error: out of memory"), or cuBLAS and
+/// cuDNN failing to allocate their handles or workspaces outside the
+/// caching allocator (CUBLAS_STATUS_ALLOC_FAILED,
+/// CUDNN_STATUS_ALLOC_FAILED). The runtime asks it of an exception that
+/// ends the program, the launcher of a failed run's output.
+constexpr bool saysOutOfMemory(std::string_view Text) {
+  for (std::string_view Sign :
+       {"CUDA out of memory", "CUDA error: out of memory",
+        "CUBLAS_STATUS_ALLOC_FAILED", "CUDNN_STATUS_ALLOC_FAILED",
+        "cudaErrorMemoryAllocation", "OutOfMemoryError"})
+    if (Text.find(Sign) != std::string_view::npos)
+      return true;
+  return false;
+}
 
 } // namespace skyline::rt
 

@@ -92,7 +92,7 @@ struct RunResult {
   /// The peak by kind; the kinds add up to PeakBytes.
   struct Breakdown {
     int64_t Weights = 0, Gradients = 0, OptimizerState = 0, Activations = 0,
-            Data = 0, Temporaries = 0, Setup = 0, Untracked = 0;
+            Data = 0, Temporaries = 0, Setup = 0, Untracked = 0, Workspace = 0;
   } Memory;
   /// The setup kind by statement (id, bytes at the peak), most first: the
   /// construction bytes each statement before the loop made, less weights.
@@ -123,6 +123,8 @@ struct RunResult {
   int Threads = 0; // intra-op threads
   std::string DeviceType = "cpu";
   std::string DeviceName;
+  /// What the run saw of CUDA (CudaSupport.cpp).
+  CudaUse Cuda = CudaUse::Unknown;
   /// On CUDA runs only (Used): the device's memory and what the caching
   /// allocator and CUPTI saw (CudaSupport.cpp).
   struct GpuInfo {
@@ -139,6 +141,9 @@ struct RunResult {
     std::string GpuMsSource;
     /// The device reporter's tagged bytes at their peak; -1: no reporter.
     int64_t TaggedPeakBytes = -1;
+    /// What timed the iterations and the phases: "cuda_events" (the
+    /// stream's timeline) or "cpu" (the CPU's clock).
+    std::string Clock = "cpu";
     std::string Note; // why gpu_ms is missing or low
   } Gpu;
 };
