@@ -128,13 +128,27 @@ struct SizeRuns {
   }
 };
 
+/// The sizes a suggestion's gain is measured between, whose timing runs are
+/// repeated: the declared size, the measured size of the best throughput,
+/// and around Decision (the size the model would suggest; 0: none, and
+/// then the best measured size) the largest measured size up to it and the
+/// smallest past it (where a slow first run might hide a gain), each only
+/// where Repeatable. The other sizes
+/// shape the curve and the memory line, and one timing run serves them: a
+/// size away from the decision changes the suggestion little, and its
+/// repeats were most of a sweep's time (the largest sizes' iterations are
+/// the longest). In batch-size order.
+std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
+                                   int64_t DeclaredBatchSize, int64_t Decision);
+
 /// Seconds on steady_clock: the sweep's clock outside tests.
 double steadyClockSeconds();
 
 /// The sweep, made once by run(): the declared batch size first, then sizes
 /// toward the capacity (nextBatchSize), each a timing run and, where asked,
 /// a breakdown run; then the timing runs repeated, interleaved over the
-/// sizes; then, with the thresholds pinned, a timing run with glibc's own.
+/// sizes the decision rests on (decisionSizes); then, with the thresholds
+/// pinned, a timing run with glibc's own.
 /// What the sweep knows so far is its members, which each step reads and
 /// changes; its progress goes to Progress as it runs.
 class Sweep {
@@ -169,6 +183,7 @@ private:
   int64_t decisionBatchSize() const;
 
   // The repeated timing runs.
+  void chooseDecisionSizes();
   void repeatTimingRuns();
   bool repeatTimingRun(unsigned Pass, size_t Index);
   void keepRepeat(SizeRuns &Size, MeasuredRun Run, const std::string &Name);
@@ -200,6 +215,8 @@ private:
   /// The smallest size that ran out of memory, or whose program returned
   /// before a measured iteration: the sweep stays below it.
   std::optional<int64_t> FirstTooLarge;
+  /// The sizes whose timing runs are repeated (chooseDecisionSizes).
+  std::vector<int64_t> DecisionSizes;
 };
 
 } // namespace skyline

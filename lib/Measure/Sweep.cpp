@@ -5,6 +5,7 @@
 #include "skyline/Model.h"
 #include "skyline/OtherWork.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -242,6 +243,43 @@ unsigned mostTimingRuns(unsigned TimingRuns) {
 }
 
 } // namespace
+
+std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
+                                   int64_t DeclaredBatchSize,
+                                   int64_t Decision) {
+  std::vector<const SizeRuns *> Timed;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable && Size.fastest().IterationMs.Median > 0)
+      Timed.push_back(&Size);
+  if (Timed.empty())
+    return {};
+  auto Throughput = [](const SizeRuns *Size) {
+    return double(Size->BatchSize) / Size->fastest().IterationMs.Median;
+  };
+  const SizeRuns *Best =
+      *llvm::max_element(Timed, [&](const SizeRuns *A, const SizeRuns *B) {
+        return Throughput(A) < Throughput(B);
+      });
+  int64_t Anchor = Decision > 0 ? Decision : Best->BatchSize;
+  const SizeRuns *Below = nullptr, *Above = nullptr;
+  std::vector<int64_t> Chosen = {Best->BatchSize};
+  for (const SizeRuns *Size : Timed) {
+    if (Size->BatchSize == DeclaredBatchSize)
+      Chosen.push_back(Size->BatchSize);
+    if (Size->BatchSize <= Anchor &&
+        (!Below || Size->BatchSize > Below->BatchSize))
+      Below = Size;
+    if (Size->BatchSize > Anchor &&
+        (!Above || Size->BatchSize < Above->BatchSize))
+      Above = Size;
+  }
+  for (const SizeRuns *Size : {Below, Above})
+    if (Size)
+      Chosen.push_back(Size->BatchSize);
+  llvm::sort(Chosen);
+  Chosen.erase(std::unique(Chosen.begin(), Chosen.end()), Chosen.end());
+  return Chosen;
+}
 
 double steadyClockSeconds() {
   return std::chrono::duration<double>(
@@ -514,13 +552,34 @@ int64_t Sweep::wholeBatchSize(int64_t Next) const {
 /// fastest run no other confirms; each size keeps its fastest timing run.
 /// Problems are kept, never fatal: the first pass's figures stand.
 void Sweep::repeatTimingRuns() {
+  chooseDecisionSizes();
   for (unsigned Pass = 2; Pass <= MostPasses; ++Pass)
     for (size_t I = 0; I < Sizes.size(); ++I)
       if (takesPart(Sizes[I], Pass) && !repeatTimingRun(Pass, I))
         return;
   for (const SizeRuns &Size : Sizes)
-    if (Size.Repeatable && TimingRuns >= 2 && !fastestIsConfirmed(Size))
+    if (Size.Repeatable && TimingRuns >= 2 && Size.Timing.size() >= 2 &&
+        !fastestIsConfirmed(Size))
       Result.Problems.push_back(describeUnconfirmed(Size));
+}
+
+/// DecisionSizes, from the sizes' first runs; said when it leaves sizes out.
+void Sweep::chooseDecisionSizes() {
+  DecisionSizes = decisionSizes(Sizes, DeclaredBatchSize, decisionBatchSize());
+  if (TimingRuns < 2)
+    return;
+  std::vector<std::string> Repeated, Once;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable)
+      (llvm::is_contained(DecisionSizes, Size.BatchSize) ? Repeated : Once)
+          .push_back(std::to_string(Size.BatchSize));
+  if (Once.empty() || Repeated.empty())
+    return;
+  Progress << "skyline-check: repeating the timing runs at batch size"
+           << (Repeated.size() > 1 ? "s " : " ") << llvm::join(Repeated, ", ")
+           << " (the declared size and those around the decision); one run "
+              "serves "
+           << llvm::join(Once, ", ") << "\n";
 }
 
 /// The Index-th size's timing run of pass Pass. False when the repeats end
@@ -582,7 +641,7 @@ void Sweep::keepRepeat(SizeRuns &Size, MeasuredRun Run,
 /// Whether a size takes part in pass Pass: every size up to TimingRuns;
 /// past it, up to MostPasses, a size whyAnotherRun gives a reason.
 bool Sweep::takesPart(const SizeRuns &Size, unsigned Pass) const {
-  if (!Size.Repeatable)
+  if (!Size.Repeatable || !llvm::is_contained(DecisionSizes, Size.BatchSize))
     return false;
   if (Pass <= TimingRuns)
     return true;

@@ -1139,6 +1139,78 @@ TEST(MeasureTest, TimingRunsAreRepeatedInterleavedAndTheFastestKept) {
       << Program.Progress;
 }
 
+/// A size whose one timing run measured Median ms an iteration.
+SizeRuns timedSize(int64_t BatchSize, double Median, bool Repeatable = true) {
+  SizeRuns Size;
+  Size.BatchSize = BatchSize;
+  MeasuredRun Run;
+  Run.BatchSize = BatchSize;
+  Run.Iterations = 5;
+  Run.IterationMs = {Median, Median, 0.1, Median, Median};
+  Size.Timing.push_back(Run);
+  Size.Repeatable = Repeatable;
+  return Size;
+}
+
+TEST(MeasureTest, TheDecisionSizesAreTheDeclaredTheBestAndThoseAroundIt) {
+  // mnist's sizes on the 2-core machine, samples a millisecond: 64 16.0,
+  // 128 18.3, 387 19.4 (the best), 1170 18.0, 10695 8.2; 20000 ran out of
+  // memory.
+  std::vector<SizeRuns> Sizes = {
+      timedSize(64, 4.0),       timedSize(128, 7.0),
+      timedSize(387, 20.0),     timedSize(1170, 65.0),
+      timedSize(10695, 1300.0), timedSize(20000, 0, /*Repeatable=*/false)};
+  // The model would suggest 300: 128 and 387 bracket it.
+  EXPECT_EQ(decisionSizes(Sizes, 64, 300),
+            (std::vector<int64_t>{64, 128, 387}));
+  // On a measured size: it, and the next larger one, where a slow first run
+  // might have hidden a gain.
+  EXPECT_EQ(decisionSizes(Sizes, 64, 387),
+            (std::vector<int64_t>{64, 387, 1170}));
+  // No suggestion from the model: around the best measured size.
+  EXPECT_EQ(decisionSizes(Sizes, 64, 0), (std::vector<int64_t>{64, 387, 1170}));
+  // Past every measured size: the largest that can repeat.
+  EXPECT_EQ(decisionSizes(Sizes, 64, 30000),
+            (std::vector<int64_t>{64, 387, 10695}));
+  EXPECT_TRUE(decisionSizes({}, 64, 300).empty());
+}
+
+TEST(MeasureTest, OnlyTheDecisionSizesGetRepeatedTimingRuns) {
+  ScriptedProgram Program("decision-repeats");
+  Program.Options.MaxRuns = 4;
+  Program.Options.TimingRuns = 3;
+  // The memory does not grow, so the sweep doubles: 8, 16, 32, 64. Samples
+  // a millisecond: 4, 7.3, 8, 8. The model would suggest 32, the smallest
+  // within 5% of the best: the declared 8, 32 and the next larger, 64, are
+  // timed three times; 16, away from the decision, once.
+  auto Ms = [](int64_t Size) {
+    return Size == 8 ? 2.0 : Size == 16 ? 2.2 : Size == 32 ? 4.0 : 8.0;
+  };
+  std::string Timings;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        Timings += std::to_string(Request.BatchSize) + " ";
+        return Program.finished(
+            Request,
+            measured(Request, Env, 5, false, 7, false, Ms(Request.BatchSize)));
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings, "8 16 32 64 8 32 64 8 32 64 ") << Program.Progress;
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: repeating the timing runs at batch sizes 8, "
+                "32, 64 (the declared size and those around the decision); "
+                "one run serves 16\n"),
+            std::string::npos)
+      << Program.Progress;
+  ASSERT_EQ(M->Runs.size(), 4u);
+  EXPECT_EQ(M->Runs[1].TimingRunMedians, (std::vector<double>{2.2}));
+  EXPECT_EQ(M->Runs[2].TimingRunMedians, (std::vector<double>{4.0, 4.0, 4.0}));
+  // One run is no disagreement between runs: no warning for 16.
+  EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
+}
+
 TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   ScriptedProgram Program("few-iterations");
   Program.Options.MaxRuns = 2;
