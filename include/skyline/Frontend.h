@@ -32,6 +32,9 @@ struct FrontendOptions {
   std::string BatchSizeVar;
   /// Where clang's own diagnostics go (parse errors). Null: llvm::errs().
   llvm::raw_ostream *DiagnosticStream = nullptr;
+  /// Where set, every system header the parse entered is added here: the
+  /// front end's cache (FrontendCache.h) checks them for changes.
+  std::vector<std::string> *SystemFilesRead = nullptr;
 };
 
 /// Analyzes the sources as one program, each with its command from DB.
@@ -43,10 +46,10 @@ analyzeProgram(const clang::tooling::CompilationDatabase &DB,
                const FrontendOptions &Options);
 
 /// Analyzes one in-memory source (for tests): Args are compiler flags.
-llvm::Expected<ProgramModel>
-analyzeCode(llvm::StringRef Code, llvm::ArrayRef<std::string> Args,
-            llvm::StringRef FileName = "input.cpp",
-            const FrontendOptions &Options = {});
+llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
+                                         llvm::ArrayRef<std::string> Args,
+                                         llvm::StringRef FileName = "input.cpp",
+                                         const FrontendOptions &Options = {});
 
 } // namespace skyline
 

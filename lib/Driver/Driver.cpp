@@ -7,6 +7,7 @@
 #include "skyline/Config.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
+#include "skyline/FrontendCache.h"
 #include "skyline/HtmlReport.h"
 #include "skyline/Instrument.h"
 #include "skyline/Model.h"
@@ -324,6 +325,37 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   return Report;
 }
 
+/// The front end's model: the work directory's from the last run where the
+/// program is unchanged (FrontendCache.h), else a new parse, kept there for
+/// the next run. --analyze-only writes nothing, so it always parses.
+llvm::Expected<ProgramModel>
+analyzeOrReuse(const CommandLineOptions &Options,
+               const clang::tooling::CompilationDatabase &Database,
+               llvm::ArrayRef<std::string> Sources, FrontendOptions Frontend,
+               llvm::raw_ostream &Err) {
+  if (Options.AnalyzeOnly)
+    return analyzeProgram(Database, Sources, Frontend);
+  std::string Path = defaultWorkDir(Options) + "/program-model.yaml";
+  std::string Key = frontendCacheKey(Database, Sources, Frontend);
+  if (std::optional<ProgramModel> Cached = readCachedProgram(Path, Key)) {
+    Err << "skyline-check: the program is unchanged since the last run: its "
+           "model comes from "
+        << Path << "\n";
+    return std::move(*Cached);
+  }
+  std::vector<std::string> SystemFiles;
+  Frontend.SystemFilesRead = &SystemFiles;
+  auto Model = analyzeProgram(Database, Sources, Frontend);
+  if (!Model)
+    return Model.takeError();
+  // A cache that cannot be written costs the next run a parse, no more.
+  if (llvm::Error E = writeCachedProgram(Path, Key, *Model, SystemFiles))
+    Err << "skyline-check: note: the program's model is not kept for the "
+           "next run: "
+        << llvm::toString(std::move(E)) << "\n";
+  return Model;
+}
+
 std::string mainSource(const SavedReport &Report) {
   if (!Report.Program.Sources.empty())
     return Report.Program.Sources.front();
@@ -553,7 +585,8 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   FrontendOptions Frontend;
   Frontend.BatchSizeVar = Options.BatchSizeVar;
   Frontend.DiagnosticStream = &Err;
-  auto Model = analyzeProgram(*Setup->Database, Sources.Sources, Frontend);
+  auto Model =
+      analyzeOrReuse(Options, *Setup->Database, Sources.Sources, Frontend, Err);
   if (!Model)
     return Fail(Model.takeError());
   if (!Model->BatchSize) {

@@ -50,6 +50,7 @@ struct Collected {
   std::vector<ModuleFindings> Modules;
   std::vector<SourceSpan> SaveCalls;
   std::set<std::string> Files;
+  std::set<std::string> SystemFiles;
   std::vector<TrainingLoop> Loops;
   std::vector<BatchSizeSite> BatchSizes;
   std::vector<BatchSizeSite> ByName; // the last resort: findBatchSizesByName
@@ -92,22 +93,27 @@ void findSaveCalls(const TUContext &TU, std::vector<SourceSpan> &Out) {
       Out.push_back(TU.spanOf(Ref->getSourceRange()));
 }
 
-/// Records every file of the program's own that the preprocessor enters.
-class UserFileRecorder : public PPCallbacks {
+/// Records every file the preprocessor enters: the program's own, and the
+/// system headers apart.
+class FileRecorder : public PPCallbacks {
 public:
-  UserFileRecorder(const SourceManager &SM, std::set<std::string> &Files)
-      : SM(SM), Files(Files) {}
+  FileRecorder(const SourceManager &SM, std::set<std::string> &Files,
+               std::set<std::string> &SystemFiles)
+      : SM(SM), Files(Files), SystemFiles(SystemFiles) {}
   void FileChanged(SourceLocation Loc, FileChangeReason Reason,
                    SrcMgr::CharacteristicKind Kind, FileID) override {
-    if (Reason != EnterFile || Kind != SrcMgr::C_User)
+    if (Reason != EnterFile)
       return;
-    if (OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc)))
-      Files.insert(normalizedPath(Entry->getName()));
+    OptionalFileEntryRef Entry = SM.getFileEntryRefForID(SM.getFileID(Loc));
+    if (!Entry)
+      return;
+    (Kind == SrcMgr::C_User ? Files : SystemFiles)
+        .insert(normalizedPath(Entry->getName()));
   }
 
 private:
   const SourceManager &SM;
-  std::set<std::string> &Files;
+  std::set<std::string> &Files, &SystemFiles;
 };
 
 class AnalysisConsumer : public ASTConsumer {
@@ -177,8 +183,8 @@ public:
       : Out(Out), Options(Options) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI,
                                                  llvm::StringRef) override {
-    CI.getPreprocessor().addPPCallbacks(
-        std::make_unique<UserFileRecorder>(CI.getSourceManager(), Out.Files));
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<FileRecorder>(
+        CI.getSourceManager(), Out.Files, Out.SystemFiles));
     // Read by ExecuteAction, after this: AnalysisConsumer says which.
     CI.getFrontendOpts().SkipFunctionBodies = true;
     return std::make_unique<AnalysisConsumer>(CI, Out, Options);
@@ -672,6 +678,9 @@ analyzeProgram(const tooling::CompilationDatabase &DB,
         Status == 1 ? "the program does not compile; fix the errors above, or "
                       "check the compile command (-p DIR or flags after --)"
                     : "some sources were skipped: no compile command for them");
+  if (Options.SystemFilesRead)
+    Options.SystemFilesRead->assign(In.SystemFiles.begin(),
+                                    In.SystemFiles.end());
   return merge(In, Sources, Options);
 }
 

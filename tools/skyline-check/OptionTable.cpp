@@ -319,9 +319,11 @@ std::vector<OptionDecl> budgetOptions() {
             measureField(&MeasureOptions::MinIterations),
             MeasuredIterationsError),
       count("timing-runs", "N", 3,
-            "timing runs per batch size, interleaved over the sizes; the "
-            "fastest is kept once another is within 5% of it (more runs "
-            "until then, at most 3N): other work only slows a run",
+            "timing runs per batch size the decision rests on (the "
+            "declared, the best, those around the suggestion; one run "
+            "serves the rest), interleaved over the sizes; the fastest is "
+            "kept once another is within 5% of it (more runs until then, at "
+            "most 3N): other work only slows a run",
             measureField(&MeasureOptions::TimingRuns), MeasuredIterationsError),
       percent("tolerance", "2",
               "a timing run stops once the median's standard error is P% "
