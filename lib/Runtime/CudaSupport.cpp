@@ -459,41 +459,6 @@ void describeDevice(RunResult &Result) noexcept {
 
 namespace {
 
-/// Takes the workspace (blocks held from warm-up through the window) out of
-/// the activations and temporaries it was tagged with, and out of the
-/// layers' activation bytes, into its own kind.
-void takeOutWorkspace(CudaRun &R, RunResult &Result,
-                      const std::vector<uintptr_t> &GradientBlocks) {
-  std::unordered_set<uintptr_t> Exclude(GradientBlocks.begin(),
-                                        GradientBlocks.end());
-  DeviceMemoryReporter::Workspace W = R.Reporter->workspace(Exclude);
-  if (!W.Bytes)
-    return;
-  RunResult::Breakdown &M = Result.Memory;
-  int64_t Forward = std::min(W.ByPhase[size_t(Phase::Forward)], M.Activations);
-  int64_t Backward =
-      std::min(W.ByPhase[size_t(Phase::Backward)], M.Temporaries);
-  M.Activations -= Forward;
-  M.Temporaries -= Backward;
-  M.Workspace += Forward + Backward;
-  int64_t Scoped = 0;
-  RunResult::Layer *Unscoped = nullptr;
-  for (RunResult::Layer &Layer : Result.Layers) {
-    if (Layer.ScopeId < 0) {
-      Unscoped = &Layer;
-      continue;
-    }
-    if (Layer.ScopeId < MaxScopes) {
-      Layer.ActivationBytes = std::max<int64_t>(
-          0, Layer.ActivationBytes - W.ForwardByScope[size_t(Layer.ScopeId)]);
-      Scoped += Layer.ActivationBytes;
-    }
-  }
-  // The rows still add up to the activations kind.
-  if (Unscoped)
-    Unscoped->ActivationBytes = std::max<int64_t>(0, M.Activations - Scoped);
-}
-
 /// The memory kinds come from the reporter's tags; what the allocator's
 /// peak holds beyond them (blocks it never saw) is untracked.
 void completeMemory(CudaRun &R, RunResult &Result,
@@ -515,7 +480,10 @@ void completeMemory(CudaRun &R, RunResult &Result,
                         "full)");
   if (!Result.HasMemoryBreakdown)
     return;
-  takeOutWorkspace(R, Result, GradientBlocks);
+  // Blocks held from warm-up through the window (cuBLAS's workspaces): a
+  // kind of their own, out of the activations, temporaries and layers.
+  takeOutWorkspace(Result, R.Reporter->workspace(std::unordered_set<uintptr_t>(
+                               GradientBlocks.begin(), GradientBlocks.end())));
   RunResult::Breakdown &M = Result.Memory;
   int64_t Kinds = M.Weights + M.Gradients + M.OptimizerState + M.Activations +
                   M.Data + M.Temporaries + M.Setup + M.Untracked + M.Workspace;

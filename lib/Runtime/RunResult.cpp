@@ -85,6 +85,33 @@ RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
   return B;
 }
 
+void takeOutWorkspace(RunResult &Result, const WorkspaceBytes &W) {
+  if (!W.Bytes)
+    return;
+  RunResult::Breakdown &M = Result.Memory;
+  int64_t Forward = std::min(W.ByPhase[size_t(Phase::Forward)], M.Activations);
+  int64_t Backward =
+      std::min(W.ByPhase[size_t(Phase::Backward)], M.Temporaries);
+  M.Activations -= Forward;
+  M.Temporaries -= Backward;
+  M.Workspace += Forward + Backward;
+  int64_t Scoped = 0;
+  RunResult::Layer *Unscoped = nullptr;
+  for (RunResult::Layer &Layer : Result.Layers) {
+    if (Layer.ScopeId < 0) {
+      Unscoped = &Layer;
+      continue;
+    }
+    if (Layer.ScopeId < MaxScopes) {
+      Layer.ActivationBytes = std::max<int64_t>(
+          0, Layer.ActivationBytes - W.ForwardByScope[size_t(Layer.ScopeId)]);
+      Scoped += Layer.ActivationBytes;
+    }
+  }
+  if (Unscoped)
+    Unscoped->ActivationBytes = std::max<int64_t>(0, M.Activations - Scoped);
+}
+
 namespace {
 
 /// A YAML double-quoted scalar: device names hold `:`, `(` and `@`.

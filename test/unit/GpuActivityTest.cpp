@@ -494,6 +494,29 @@ TEST(GpuActivityTest, OutOfMemoryMessagesOfTheDeviceAndItsLibraries) {
   EXPECT_FALSE(saysOutOfMemory("mat1 and mat2 shapes cannot be multiplied"));
 }
 
+TEST(GpuActivityTest, WorkspaceComesOutOfActivationsTemporariesAndLayers) {
+  RunResult R;
+  R.Memory.Weights = 100;
+  R.Memory.Activations = 1000;
+  R.Memory.Temporaries = 300;
+  R.Layers = {{0, 0, 0, 700, 0}, {1, 0, 0, 200, 0}, {-1, 0, 0, 100, 0}};
+  WorkspaceBytes W;
+  W.Bytes = 600;
+  W.ByPhase[size_t(Phase::Forward)] = 500; // cuBLAS's, in scope 0's forward
+  W.ForwardByScope[0] = 500;
+  W.ByPhase[size_t(Phase::Backward)] = 100; // autograd's thread's
+  takeOutWorkspace(R, W);
+  EXPECT_EQ(R.Memory.Workspace, 600);
+  EXPECT_EQ(R.Memory.Activations, 500);
+  EXPECT_EQ(R.Memory.Temporaries, 200);
+  EXPECT_EQ(R.Layers[0].ActivationBytes, 200);
+  EXPECT_EQ(R.Layers[1].ActivationBytes, 200);
+  EXPECT_EQ(R.Layers[2].ActivationBytes, 100) << "the rows add up to 500";
+  const RunResult::Breakdown &M = R.Memory;
+  EXPECT_EQ(M.Weights + M.Activations + M.Temporaries + M.Workspace, 1400)
+      << "the kinds' sum is the peak still";
+}
+
 TEST(GpuActivityTest, HiddenCudaTouchesNothing) {
   setenv("CUDA_VISIBLE_DEVICES", "", 1);
   EXPECT_TRUE(cuda::hiddenByEnvironment());

@@ -106,11 +106,7 @@ public:
   /// or a program's own caches keep. Being live from before the window to
   /// its end, it was live at the peak, so its bytes are in the peak's
   /// phases (and the forward ones in its scope's) and can be taken out.
-  struct Workspace {
-    int64_t Bytes = 0;
-    PhaseBytes ByPhase{};
-    ScopeBytes ForwardByScope{}; // the forward ones, by scope slot
-  };
+  using Workspace = WorkspaceBytes;
   Workspace workspace(const std::unordered_set<uintptr_t> &Exclude);
   /// The tagged live bytes and their peak.
   TaggedBytes &bytes() { return Bytes; }

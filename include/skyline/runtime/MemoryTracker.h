@@ -40,6 +40,15 @@ using ScopeBytes = std::array<int64_t, MaxScopes + 1>;
 /// to MaxSetupStatements - 1 (RunFormat.h).
 using SetupBytes = std::array<int64_t, MaxSetupStatements>;
 
+/// Bytes held from warm-up through the measured iterations (the workspace
+/// kind, DeviceMemoryReporter::workspace): in all, by the phase they were
+/// tagged with, the forward ones by scope slot.
+struct WorkspaceBytes {
+  int64_t Bytes = 0;
+  PhaseBytes ByPhase{};
+  ScopeBytes ForwardByScope{};
+};
+
 /// What an allocation is tagged with: the phase it was made in and, for a
 /// forward-phase one, its scope slot (else -1); for a construction-phase
 /// one, the setup statement running then (else -1).

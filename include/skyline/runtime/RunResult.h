@@ -158,6 +158,12 @@ RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
                                int64_t Gradients, int64_t OptimizerState,
                                int64_t Setup = 0);
 
+/// Moves W into R's workspace kind: its forward bytes out of the
+/// activations and the layers' activation bytes (by scope; the (unscoped)
+/// row keeps the rest, so the rows still add up to the kind), its backward
+/// bytes out of the temporaries. The kinds' sum is unchanged.
+void takeOutWorkspace(RunResult &R, const WorkspaceBytes &W);
+
 /// Writes R as YAML to Path (through a temporary file); false on failure.
 bool writeRunResult(const RunResult &R, const std::string &Path);
 
