@@ -35,6 +35,9 @@ struct LspServerOptions {
   /// Options for every program, from skyline-lsp's command line; the
   /// client's initializationOptions.arguments follow them.
   std::vector<std::string> Arguments;
+  /// The skyline-check that measures the program for the `skyline.measure`
+  /// command (workspace/executeCommand); empty: no such command.
+  std::string SkylineCheck;
 };
 
 /// Serves one client on In and Out until `exit` or the end of In. Returns

@@ -26,9 +26,12 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdlib>
 #include <deque>
 #include <map>
@@ -81,6 +84,16 @@ struct Document {
   std::shared_ptr<const Analyzed> Latest;
 };
 
+/// workspace/executeCommand's command that measures the program of a file.
+constexpr const char *MeasureCommand = "skyline.measure";
+
+/// A measurement running in the background: skyline-check on one source.
+struct MeasureJob {
+  std::string File;
+  std::string Token; // its work-done progress
+  std::atomic<bool> Cancel{false};
+};
+
 json::Value toJSONPosition(const LspPosition &P) {
   return json::Object{{"line", P.Line}, {"character", P.Character}};
 }
@@ -122,6 +135,16 @@ public:
     Handler.method("textDocument/hover", this, &Server::onHover);
     Handler.method("textDocument/inlayHint", this, &Server::onInlayHint);
     Handler.method("textDocument/codeAction", this, &Server::onCodeAction);
+    Handler.method("workspace/executeCommand", this, &Server::onExecuteCommand);
+    Handler.notification("window/workDoneProgress/cancel", this,
+                         &Server::onCancelProgress);
+    Progress = Handler.outgoingNotification<json::Value>("$/progress");
+    CreateProgress = Handler.outgoingRequest<json::Value, RawParams>(
+        "window/workDoneProgress/create",
+        [](json::Value, llvm::Expected<RawParams> Reply) {
+          if (!Reply)
+            llvm::consumeError(Reply.takeError());
+        });
     PublishDiagnostics = Handler.outgoingNotification<json::Value>(
         "textDocument/publishDiagnostics");
     ShowMessage =
@@ -148,6 +171,19 @@ public:
     return !Busy;
   }
   void join() { Worker.join(); }
+  /// Stops every measurement (their skyline-check gets SIGTERM and stops
+  /// what it started) and waits for them.
+  void stopMeasurements() {
+    std::vector<std::thread> Threads;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      for (auto &[File, Job] : Measuring)
+        Job->Cancel = true;
+      Threads = std::move(MeasureThreads);
+    }
+    for (std::thread &Thread : Threads)
+      Thread.join();
+  }
 
   mlir::lsp::MessageHandler Handler;
   bool ShutdownReceived = false;
@@ -169,6 +205,16 @@ private:
                    Callback<json::Value> Reply);
   void onCodeAction(const mlir::lsp::CodeActionParams &Params,
                     Callback<json::Value> Reply);
+  void onExecuteCommand(const RawParams &Params, Callback<json::Value> Reply);
+  void onCancelProgress(const RawParams &Params);
+  void measure(std::shared_ptr<MeasureJob> Job);
+  void progress(const std::string &Token, json::Object Value) {
+    if (CanShowProgress)
+      Progress(json::Object{{"token", Token}, {"value", std::move(Value)}});
+  }
+  std::string nextId(llvm::StringRef What) {
+    return ("skyline-" + What + "-" + llvm::Twine(++NextRequestId)).str();
+  }
 
   void schedule(const std::string &File);
   void work();
@@ -190,12 +236,15 @@ private:
   mlir::lsp::OutgoingNotification<json::Value> PublishDiagnostics;
   mlir::lsp::OutgoingNotification<json::Value> ShowMessage;
   mlir::lsp::OutgoingRequest<json::Value> RefreshHints;
-  int64_t NextRequestId = 0;
+  mlir::lsp::OutgoingNotification<json::Value> Progress;
+  mlir::lsp::OutgoingRequest<json::Value> CreateProgress;
+  std::atomic<int64_t> NextRequestId{0};
 
   // Set by initialize, read by the worker afterwards.
   std::vector<std::string> InitArguments;
   std::string ReportOption; // initializationOptions.report
   bool CanRefreshHints = false;
+  bool CanShowProgress = false; // window.workDoneProgress
 
   std::mutex Mutex; // guards what follows
   std::map<std::string, Document> Documents;
@@ -203,6 +252,9 @@ private:
   bool Busy = false, Stopping = false;
   std::condition_variable Wake;
   std::thread Worker;
+  /// The measurement running for each file: one at a time a program.
+  std::map<std::string, std::shared_ptr<MeasureJob>> Measuring;
+  std::vector<std::thread> MeasureThreads; // joined at the end
   /// Files each program's diagnostics went to, to clear them later.
   std::map<std::string, std::set<std::string>> Published;
 };
@@ -231,10 +283,14 @@ void Server::onInitialize(const RawParams &Params,
       if (std::optional<llvm::StringRef> Report = Init->getString("report"))
         ReportOption = Report->str();
     }
-    if (const json::Object *Caps = Object->getObject("capabilities"))
+    if (const json::Object *Caps = Object->getObject("capabilities")) {
       if (const json::Object *Workspace = Caps->getObject("workspace"))
         if (const json::Object *Hints = Workspace->getObject("inlayHint"))
           CanRefreshHints = Hints->getBoolean("refreshSupport").value_or(false);
+      if (const json::Object *Window = Caps->getObject("window"))
+        CanShowProgress =
+            Window->getBoolean("workDoneProgress").value_or(false);
+    }
   }
   // Relative paths (-p, --work-dir, the report) are the workspace's, as the
   // command line's are the current directory's.
@@ -250,6 +306,9 @@ void Server::onInitialize(const RawParams &Params,
       {"codeActionProvider",
        json::Object{{"codeActionKinds", json::Array{"quickfix"}}}},
   };
+  if (!Options.SkylineCheck.empty())
+    Capabilities["executeCommandProvider"] =
+        json::Object{{"commands", json::Array{MeasureCommand}}};
   Reply(json::Object{{"serverInfo", json::Object{{"name", "skyline-lsp"},
                                                  {"version", SKYLINE_VERSION}}},
                      {"capabilities", std::move(Capabilities)}});
@@ -341,8 +400,7 @@ void Server::work() {
       continue;
     publish(File, *Result, Doc);
     if (CanRefreshHints)
-      RefreshHints(json::Value(nullptr),
-                   "skyline-refresh-" + std::to_string(++NextRequestId));
+      RefreshHints(json::Value(nullptr), nextId("refresh"));
   }
 }
 
@@ -631,7 +689,175 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
     }
     Actions.push_back(std::move(Item));
   }
+  // A bare Command: every client runs one (a CodeAction holding a command
+  // is read as a Command by some, lsprotocol's among them).
+  if (!Options.SkylineCheck.empty())
+    Actions.push_back(
+        json::Object{{"title", "Measure the batch sizes (skyline-check)"},
+                     {"command", MeasureCommand},
+                     {"arguments", json::Array{Doc.Uri.uri()}}});
   Reply(std::move(Actions));
+}
+
+void Server::onExecuteCommand(const RawParams &Params,
+                              Callback<json::Value> Reply) {
+  const json::Object *Object = Params.Value.getAsObject();
+  std::optional<llvm::StringRef> Command =
+      Object ? Object->getString("command") : std::nullopt;
+  const json::Array *Arguments =
+      Object ? Object->getArray("arguments") : nullptr;
+  auto Fail = [&](mlir::lsp::ErrorCode Code, const llvm::Twine &Message) {
+    Reply(llvm::make_error<mlir::lsp::LSPError>(Message.str(), Code));
+  };
+  if (!Command || *Command != MeasureCommand || Options.SkylineCheck.empty())
+    return Fail(mlir::lsp::ErrorCode::InvalidParams,
+                "unknown command '" + Command.value_or("") +
+                    "' (skyline-lsp has " + MeasureCommand + ")");
+  std::optional<llvm::StringRef> Uri = Arguments && !Arguments->empty()
+                                           ? (*Arguments)[0].getAsString()
+                                           : std::nullopt;
+  if (!Uri)
+    return Fail(mlir::lsp::ErrorCode::InvalidParams,
+                llvm::Twine(MeasureCommand) +
+                    " takes the document's URI as its argument");
+  auto Parsed = URIForFile::fromURI(*Uri);
+  if (!Parsed)
+    return Fail(mlir::lsp::ErrorCode::InvalidParams,
+                llvm::toString(Parsed.takeError()));
+  auto Job = std::make_shared<MeasureJob>();
+  Job->File = Parsed->file().str();
+  Job->Token = nextId("measure");
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    if (Measuring.count(Job->File))
+      return Fail(mlir::lsp::ErrorCode::RequestFailed,
+                  "a measurement of " + Job->File +
+                      " is already running: cancel it first");
+    Measuring[Job->File] = Job;
+    MeasureThreads.emplace_back([this, Job] { measure(Job); });
+  }
+  // Answered at once: the runs take a minute or more, and the server
+  // answers everything else meanwhile.
+  Reply(nullptr);
+}
+
+void Server::onCancelProgress(const RawParams &Params) {
+  const json::Object *Object = Params.Value.getAsObject();
+  std::optional<llvm::StringRef> Token =
+      Object ? Object->getString("token") : std::nullopt;
+  if (!Token)
+    return;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  for (auto &[File, Job] : Measuring)
+    if (Job->Token == *Token)
+      Job->Cancel = true;
+}
+
+/// The last line of Text that has anything on it (a run's line is written
+/// in two parts: "run 2/6 at batch size 128..." then its figures).
+static llvm::StringRef lastLine(llvm::StringRef Text) {
+  Text = Text.rtrim();
+  size_t NewLine = Text.rfind('\n');
+  return NewLine == llvm::StringRef::npos ? Text : Text.drop_front(NewLine + 1);
+}
+
+void Server::measure(std::shared_ptr<MeasureJob> Job) {
+  if (CanShowProgress)
+    CreateProgress(json::Object{{"token", Job->Token}}, nextId("progress"));
+  progress(Job->Token,
+           json::Object{{"kind", "begin"},
+                        {"title", ("skyline-check: measuring " +
+                                   llvm::sys::path::filename(Job->File))
+                                      .str()},
+                        {"cancellable", true},
+                        {"percentage", 0}});
+  std::vector<std::string> Arguments = Options.Arguments;
+  llvm::append_range(Arguments, InitArguments);
+  Arguments = argumentsFor(Arguments, Job->File);
+  std::vector<llvm::StringRef> Argv{Options.SkylineCheck};
+  for (const std::string &Arg : Arguments)
+    Argv.push_back(Arg);
+  llvm::SmallString<128> OutPath, ErrPath;
+  llvm::sys::fs::createTemporaryFile("skyline-measure", "out", OutPath);
+  llvm::sys::fs::createTemporaryFile("skyline-measure", "err", ErrPath);
+  // stdin is /dev/null: the server's own is the protocol.
+  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""),
+                                                OutPath.str(), ErrPath.str()};
+  std::string Error;
+  llvm::sys::ProcessInfo Child = llvm::sys::ExecuteNoWait(
+      Options.SkylineCheck, Argv, std::nullopt, Redirects, 0, &Error);
+  std::string Shown, Log;
+  bool Terminated = false;
+  int Code = -1;
+  if (Child.Pid > 0) {
+    for (;;) {
+      llvm::sys::ProcessInfo Done =
+          llvm::sys::Wait(Child, 0, &Error, nullptr, true);
+      if (auto Buffer = llvm::MemoryBuffer::getFile(ErrPath))
+        Log = (*Buffer)->getBuffer().str();
+      std::string Line = lastLine(Log).str();
+      llvm::StringRef Message = Line;
+      Message.consume_front("skyline-check: ");
+      if (!Message.empty() && Message != Shown) {
+        Shown = Message.str();
+        json::Object Report{{"kind", "report"}, {"message", Shown}};
+        // "run 2/6 at batch size 128...": the sizes measured so far.
+        unsigned Run = 0, Runs = 0;
+        if (std::sscanf(Shown.c_str(), "run %u/%u", &Run, &Runs) == 2 &&
+            Runs > 0)
+          Report["percentage"] = int(100 * (Run - 1) / Runs);
+        progress(Job->Token, std::move(Report));
+      }
+      if (Done.Pid != 0) {
+        Code = Done.ReturnCode;
+        break;
+      }
+      if (Job->Cancel && !Terminated) {
+        // skyline-check stops everything it started and ends (143).
+        ::kill(Child.Pid, SIGTERM);
+        Terminated = true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+  std::string Output;
+  if (auto Buffer = llvm::MemoryBuffer::getFile(OutPath))
+    Output = (*Buffer)->getBuffer().str();
+  llvm::sys::fs::remove(OutPath);
+  llvm::sys::fs::remove(ErrPath);
+  std::string Outcome;
+  if (Child.Pid <= 0)
+    Outcome = "could not start " + Options.SkylineCheck + ": " + Error;
+  else if (Terminated)
+    Outcome = "cancelled";
+  else if (Code != 0) {
+    // Its error line, as the terminal shows it.
+    llvm::StringRef Why = lastLine(Log);
+    size_t At = Log.rfind("error: ");
+    if (At != std::string::npos)
+      Why = llvm::StringRef(Log).drop_front(At).take_until(
+          [](char C) { return C == '\n'; });
+    Outcome = "failed (exit " + std::to_string(Code) + "): " + Why.str();
+  } else {
+    size_t At = Output.find("suggested batch size:");
+    Outcome = "measured";
+    if (At != std::string::npos)
+      Outcome += "; " + llvm::StringRef(Output)
+                            .drop_front(At)
+                            .take_until([](char C) { return C == '\n'; })
+                            .str();
+  }
+  progress(Job->Token, json::Object{{"kind", "end"}, {"message", Outcome}});
+  if (!Terminated && Code != 0)
+    ShowMessage(
+        json::Object{{"type", 1}, {"message", "skyline-check: " + Outcome}});
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    Measuring.erase(Job->File);
+  }
+  // The new report: diagnostics, hints and hovers come from it.
+  if (Code == 0)
+    schedule(Job->File);
 }
 
 } // namespace
@@ -650,6 +876,7 @@ int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
   } else if (!TheServer.ShutdownReceived) {
     Code = 1; // `exit` without `shutdown`, as the protocol says
   }
+  TheServer.stopMeasurements();
   TheServer.stop();
   if (!TheServer.workerIdle()) {
     // A parse in progress is not waited for (it can take seconds): the

@@ -150,6 +150,8 @@ async def test_code_action_sets_batch_size(client, workspace):
             text_document=doc(workspace),
             range=types.Range(types.Position(2, 28), types.Position(2, 28)),
             context=types.CodeActionContext(diagnostics=[])))
+    assert actions[-1].command == "skyline.measure"  # test_measure.py
+    actions = actions[:-1]
     assert [a.title for a in actions] == [
         "Set batch size to 152 (suggested: +99% throughput, 2.40 MiB peak)",
         "Set batch size to 176 (+102% throughput, 2.63 MiB peak)",
@@ -248,6 +250,8 @@ def test_initialize_shutdown_exit(workspace):
         "hoverProvider": True,
         "inlayHintProvider": True,
         "codeActionProvider": {"codeActionKinds": ["quickfix"]},
+        # skyline-check beside skyline-lsp measures (test_measure.py)
+        "executeCommandProvider": {"commands": ["skyline.measure"]},
     }
     assert initialize["result"]["serverInfo"]["name"] == "skyline-lsp"
     assert shutdown == {"jsonrpc": "2.0", "id": 2, "result": None}

@@ -15,6 +15,8 @@
 
 #include "mlir/Tools/lsp-server-support/Logging.h"
 
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -25,16 +27,25 @@
 using namespace skyline;
 
 static const char Usage[] =
-    "usage: skyline-lsp [--log=error|info|verbose] [skyline-check options...]\n"
+    "usage: skyline-lsp [--log=error|info|verbose] [--skyline-check=PATH]\n"
+    "                   [skyline-check options...]\n"
     "\n"
     "A language server (LSP over stdin and stdout) that shows skyline-check's\n"
     "findings, predictions and batch-size fixes in an editor. The options\n"
-    "after --log are skyline-check's (-p DIR, --batch-size-var=NAME, ...);\n"
+    "after its own are skyline-check's (-p DIR, --batch-size-var=NAME, ...);\n"
     "a client adds more with initializationOptions.arguments. See\n"
-    "docs/editors.md.\n";
+    "docs/editors.md. --skyline-check names the skyline-check that the\n"
+    "skyline.measure command runs (default: the one beside skyline-lsp).\n";
 
 int main(int Argc, char **Argv) {
   LspServerOptions Options;
+  // The skyline-check installed beside this binary measures.
+  std::string Self = llvm::sys::fs::getMainExecutable(
+      Argv[0], reinterpret_cast<void *>(&main));
+  llvm::SmallString<256> Beside(llvm::sys::path::parent_path(Self));
+  llvm::sys::path::append(Beside, "skyline-check");
+  if (llvm::sys::fs::can_execute(Beside))
+    Options.SkylineCheck = std::string(Beside);
   mlir::lsp::Logger::setLogLevel(mlir::lsp::Logger::Level::Error);
   for (int I = 1; I < Argc; ++I) {
     std::string Arg = Argv[I];
@@ -45,6 +56,10 @@ int main(int Argc, char **Argv) {
     if (Arg == "--version") {
       llvm::outs() << "skyline-lsp " << SKYLINE_VERSION << "\n";
       return 0;
+    }
+    if (Arg.rfind("--skyline-check=", 0) == 0) {
+      Options.SkylineCheck = Arg.substr(16);
+      continue;
     }
     if (Arg.rfind("--log=", 0) == 0) {
       std::string Level = Arg.substr(6);
