@@ -141,6 +141,14 @@ struct SizeRuns {
 std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
                                    int64_t DeclaredBatchSize, int64_t Decision);
 
+/// What a timing run at BatchSize is predicted to cost before it is
+/// launched, in seconds: a process's start (the least any size's first run
+/// spent outside its iterations) and its warm-up and fewest measured
+/// iterations, at the time a sample took at the nearest measured size. 0
+/// before any size measured.
+double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
+                                 int64_t BatchSize, unsigned Iterations);
+
 /// Seconds on steady_clock: the sweep's clock outside tests.
 double steadyClockSeconds();
 
@@ -196,7 +204,10 @@ private:
   RunRequest request(int64_t Size, RunMode Mode) const;
   double spent() const;
   bool budgetSpent() const;
-  void noteBudget(const std::string &What);
+  bool overrunsBudget(double PredictedSeconds) const;
+  /// Says the budget ended something: spent, or (Predicted) too little of
+  /// it left for a run predicted to take longer.
+  void noteBudget(const std::string &What, bool Predicted = false);
 
   RunLauncher &Launcher;
   const int64_t DeclaredBatchSize;

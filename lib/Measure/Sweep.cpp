@@ -281,6 +281,31 @@ std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
   return Chosen;
 }
 
+double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
+                                 int64_t BatchSize, unsigned Iterations) {
+  double Start = -1, MsPerSample = 0, Nearest = 0;
+  for (const SizeRuns &Size : Sizes) {
+    const MeasuredRun &First = Size.first();
+    double Ms = Size.fastest().IterationMs.Median;
+    if (First.OutOfMemory || !(Ms > 0) || Size.BatchSize <= 0)
+      continue;
+    double Outside =
+        std::max(First.WallSeconds -
+                     First.IterationsReached * First.IterationMs.Mean / 1000,
+                 0.0);
+    Start = Start < 0 ? Outside : std::min(Start, Outside);
+    double Distance =
+        std::fabs(std::log(double(BatchSize) / double(Size.BatchSize)));
+    if (MsPerSample == 0 || Distance < Nearest) {
+      Nearest = Distance;
+      MsPerSample = Ms / double(Size.BatchSize);
+    }
+  }
+  if (Start < 0)
+    return 0;
+  return Start + Iterations * MsPerSample * double(BatchSize) / 1000;
+}
+
 double steadyClockSeconds() {
   return std::chrono::duration<double>(
              std::chrono::steady_clock::now().time_since_epoch())
@@ -337,6 +362,20 @@ llvm::Error Sweep::measureSizes() {
       noteBudget("measured " + std::to_string(Index) + " of " +
                  std::to_string(Options.MaxRuns) +
                  " batch sizes; raise it to measure more");
+      break;
+    }
+    // A size whose fewest iterations alone would overrun what is left is
+    // not started: the budget is not spent on one size.
+    double Predicted = predictedTimingRunSeconds(
+        Sizes, BatchSize, Options.Warmup + MinIterations);
+    if (Index > 0 && overrunsBudget(Predicted)) {
+      noteBudget(llvm::formatv("measured {0} of {1} batch sizes; the run at "
+                               "{2} was predicted to take {3:f1} s, more than "
+                               "the {4:f1} s left",
+                               Index, Options.MaxRuns, BatchSize, Predicted,
+                               Options.TimeBudgetSeconds - spent())
+                     .str(),
+                 /*Predicted=*/true);
       break;
     }
     llvm::Expected<bool> GoOn = measureSize(Index);
@@ -553,10 +592,33 @@ int64_t Sweep::wholeBatchSize(int64_t Next) const {
 /// Problems are kept, never fatal: the first pass's figures stand.
 void Sweep::repeatTimingRuns() {
   chooseDecisionSizes();
+  std::vector<std::string> TooLong; // sizes whose repeats were left out
+  auto NoteTooLong = [&] {
+    if (!TooLong.empty())
+      noteBudget("the repeated timing runs at batch size" +
+                     std::string(TooLong.size() > 1 ? "s " : " ") +
+                     llvm::join(TooLong, ", ") +
+                     " were left out (--timing-runs): each was predicted to "
+                     "take longer than what was left",
+                 /*Predicted=*/true);
+  };
   for (unsigned Pass = 2; Pass <= MostPasses; ++Pass)
-    for (size_t I = 0; I < Sizes.size(); ++I)
-      if (takesPart(Sizes[I], Pass) && !repeatTimingRun(Pass, I))
+    for (size_t I = 0; I < Sizes.size(); ++I) {
+      if (!takesPart(Sizes[I], Pass))
+        continue;
+      // Its own runs say what a repeat costs; a smaller size's may still fit.
+      if (!budgetSpent() && overrunsBudget(Sizes[I].first().WallSeconds)) {
+        std::string Size = std::to_string(Sizes[I].BatchSize);
+        if (!llvm::is_contained(TooLong, Size))
+          TooLong.push_back(Size);
+        continue;
+      }
+      if (!repeatTimingRun(Pass, I)) {
+        NoteTooLong();
         return;
+      }
+    }
+  NoteTooLong();
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable && TimingRuns >= 2 && Size.Timing.size() >= 2 &&
         !fastestIsConfirmed(Size))
@@ -669,9 +731,10 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
       Result.Device != DeviceType::CPU || Sizes.empty() ||
       !Sizes.front().Repeatable || Sizes.front().BatchSize != DeclaredBatchSize)
     return llvm::Error::success();
-  if (budgetSpent()) {
+  if (budgetSpent() || overrunsBudget(Sizes.front().first().WallSeconds)) {
     if (!Result.TimeBudgetSpent) // else the user knows already
-      noteBudget("no run with glibc's dynamic malloc thresholds");
+      noteBudget("no run with glibc's dynamic malloc thresholds",
+                 /*Predicted=*/!budgetSpent());
     return llvm::Error::success();
   }
   Progress << "skyline-check: timing run with glibc's dynamic malloc "
@@ -713,13 +776,19 @@ bool Sweep::budgetSpent() const {
   return Options.TimeBudgetSeconds > 0 && spent() >= Options.TimeBudgetSeconds;
 }
 
-void Sweep::noteBudget(const std::string &What) {
+bool Sweep::overrunsBudget(double PredictedSeconds) const {
+  return Options.TimeBudgetSeconds > 0 &&
+         spent() + PredictedSeconds > Options.TimeBudgetSeconds;
+}
+
+void Sweep::noteBudget(const std::string &What, bool Predicted) {
   Result.TimeBudgetSpent = true;
   std::string Seconds;
   llvm::raw_string_ostream(Seconds)
       << llvm::format("%g", Options.TimeBudgetSeconds);
-  Result.Problems.push_back("the time budget (" + Seconds +
-                            " s, --time-budget) is spent: " + What);
+  Result.Problems.push_back(
+      "the time budget (" + Seconds + " s, --time-budget) " +
+      (Predicted ? "leaves too little: " : "is spent: ") + What);
 }
 
 } // namespace skyline

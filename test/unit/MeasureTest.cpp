@@ -1211,6 +1211,95 @@ TEST(MeasureTest, OnlyTheDecisionSizesGetRepeatedTimingRuns) {
   EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
 }
 
+TEST(MeasureTest, ARunsCostIsPredictedFromTheNearestSize) {
+  // 8: 1.0 s for 7 iterations of 2 ms (0.986 s outside them); 64: 2.0 s for
+  // 7 of 100 ms (1.3 s outside).
+  std::vector<SizeRuns> Sizes = {timedSize(8, 2.0), timedSize(64, 100.0)};
+  for (auto &[Size, Wall] : {std::pair{&Sizes[0], 1.0}, {&Sizes[1], 2.0}}) {
+    Size->Timing[0].WallSeconds = Wall;
+    Size->Timing[0].IterationsReached = 7;
+  }
+  // At 128: the least start, 0.986 s, and 7 iterations at 64's 100 / 64 ms a
+  // sample: 7 x 1.5625 x 128 ms = 1.4 s.
+  EXPECT_DOUBLE_EQ(predictedTimingRunSeconds(Sizes, 128, 7), 0.986 + 1.4);
+  // At 10, nearest 8's 0.25 ms a sample: 7 x 2.5 ms.
+  EXPECT_DOUBLE_EQ(predictedTimingRunSeconds(Sizes, 10, 7), 0.986 + 0.0175);
+  EXPECT_EQ(predictedTimingRunSeconds({}, 128, 7), 0.0) << "nothing known";
+}
+
+TEST(MeasureTest, ASizePredictedToOverrunTheBudgetIsNotStarted) {
+  ScriptedProgram Program("predicted-cost");
+  Program.Options.MaxRuns = 4;
+  Program.Options.TimingRuns = 1;
+  Program.Options.TimeBudgetSeconds = 10;
+  // The memory does not grow, so the sweep doubles. 8: 2 ms an iteration,
+  // 16: 400 ms; each timing run takes 1 s more than its 7 iterations, each
+  // breakdown run 0.5 s. After 16, 1 + 0.014 + 0.5 + 1 + 2.8 + 0.5 = 5.81 s
+  // are spent, and 32's fewest iterations are predicted at 2 + 5 x 800 ms
+  // (warm-up and --min-iterations) = 5.6 s past the start's 0.986 s: 6.59 s,
+  // more than the 4.19 s left.
+  auto Ms = [](int64_t Size) { return Size == 8 ? 2.0 : 400.0 * Size / 16; };
+  std::string Timings;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        Timings += std::to_string(Request.BatchSize) + " ";
+        double Median = Ms(Request.BatchSize);
+        MeasuredRun Run = measured(Request, Env, 5, false, 7, false, Median);
+        return Program.finished(Request, Run, 1 + 7 * Median / 1000);
+      },
+      [&](const RunRequest &Request, const Environment &Env) {
+        return Program.finished(Request, measured(Request, Env, 3, false, 5),
+                                0.5);
+      });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings, "8 16 ") << Program.Progress;
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16}));
+  EXPECT_TRUE(M->TimeBudgetSpent);
+  ASSERT_FALSE(M->Problems.empty());
+  EXPECT_EQ(
+      M->Problems.front(),
+      "the time budget (10 s, --time-budget) leaves too little: measured 2 "
+      "of 4 "
+      "batch sizes; the run at 32 was predicted to take 6.6 s, more "
+      "than the 4.2 s left");
+}
+
+TEST(MeasureTest, ARepeatPredictedToOverrunTheBudgetIsLeftOut) {
+  ScriptedProgram Program("predicted-repeat");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 2;
+  Program.Options.TimeBudgetSeconds = 7;
+  // 8's timing run takes 1.014 s, 16's 3.8 s, a breakdown run 0.5 s: 5.814 s
+  // after the sizes. 8's repeat fits the 1.186 s left, 16's does not (in
+  // any pass), nor does the run with glibc's own thresholds after 8's
+  // repeat (1.014 s of the 0.172 s left).
+  auto Ms = [](int64_t Size) { return Size == 8 ? 2.0 : 400.0; };
+  std::string Timings;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        Timings += std::to_string(Request.BatchSize) + " ";
+        double Median = Ms(Request.BatchSize);
+        return Program.finished(
+            Request, measured(Request, Env, 5, false, 7, false, Median),
+            1 + 7 * Median / 1000);
+      },
+      [&](const RunRequest &Request, const Environment &Env) {
+        return Program.finished(Request, measured(Request, Env, 3, false, 5),
+                                0.5);
+      });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings, "8 16 8 ") << Program.Progress;
+  ASSERT_FALSE(M->Problems.empty());
+  EXPECT_EQ(M->Problems.front(),
+            "the time budget (7 s, --time-budget) leaves too little: the "
+            "repeated timing runs at batch size 16 were left out "
+            "(--timing-runs): each was predicted to take longer than what "
+            "was left");
+  EXPECT_EQ(Program.Progress.find("dynamic malloc"), std::string::npos);
+}
+
 TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   ScriptedProgram Program("few-iterations");
   Program.Options.MaxRuns = 2;
