@@ -142,6 +142,8 @@ struct MeasuredRun {
   /// The cores other work kept busy, on average, while the (kept timing)
   /// run ran (OtherWork.h); -1 where it was not measured.
   double OtherWorkCores = -1;
+  /// Of those, the cores the hypervisor took (steal); -1: not measured.
+  double StealCores = -1;
   std::string Log;
   /// Where the run ran, as the runtime saw it; none, empty or 0 when not
   /// written.

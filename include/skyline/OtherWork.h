@@ -41,6 +41,9 @@ std::optional<double> otherRunnableTasks();
 struct CpuTimes {
   double Busy = 0;  // user, nice, system, irq, softirq and steal
   double Total = 0; // those, idle and iowait
+  /// Of Busy, what the hypervisor gave other guests (a VM's steal): no
+  /// process of this machine's frees it.
+  double Steal = 0;
 };
 
 /// The "cpu" line of /proc/stat's text, its ticks TicksPerSecond a second;
@@ -55,6 +58,21 @@ std::optional<CpuTimes> readCpuTimes();
 /// that used RunCpuSeconds between Before and After; never below 0.
 double otherWorkCores(const CpuTimes &Before, const CpuTimes &After,
                       double RunCpuSeconds, double WallSeconds);
+
+/// The cores the hypervisor took, on average, over a run of WallSeconds
+/// between Before and After (steal); never below 0.
+double stealCores(const CpuTimes &Before, const CpuTimes &After,
+                  double WallSeconds);
+
+/// A warning naming the sizes whose kept runs lost at least StealCoresLimit
+/// cores to the hypervisor (SizeSteal: each size and its steal); none when
+/// no size's did. Other work that the user can stop is busyDuringRunsWarning's.
+std::optional<std::string>
+stealDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeSteal,
+                       unsigned Cores);
+
+/// Steal of at least this share of a core during a kept run is said apart.
+inline constexpr double StealCoresLimit = 0.1;
 
 /// Other work that held, on average, at least this share of a core during a
 /// kept run makes its time suspect.

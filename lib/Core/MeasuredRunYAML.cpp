@@ -256,6 +256,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.GpuMsSource = gpuTimeSource(Node);
   Run.GpuNote = Node.get<std::string>(key::GpuNote);
   Run.OtherWorkCores = Node.number<double>("other_work_cores", Least::Zero, -1);
+  Run.StealCores = Node.number<double>("steal_cores", Least::Zero, -1);
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
     YamlFields Breakdown(B, Node.key("breakdown"));
     Run.Breakdown =
@@ -357,6 +358,9 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   if (Run.OtherWorkCores >= 0)
     Out << YAML::Key << "other_work_cores" << YAML::Value
         << std::round(Run.OtherWorkCores * 100) / 100;
+  if (Run.StealCores >= 0)
+    Out << YAML::Key << "steal_cores" << YAML::Value
+        << std::round(Run.StealCores * 100) / 100;
   Out << YAML::EndMap;
 }
 

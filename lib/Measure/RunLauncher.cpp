@@ -126,8 +126,8 @@ std::optional<std::string> notOnCuda(const MeasuredRun &Run, RunMode Mode) {
           "CUDA_VISIBLE_DEVICES names none): measure on a machine with a GPU";
     break;
   case rt::CudaUse::Unused:
-    Why = "the program ran on the CPU: by the end of warm-up it had allocated "
-          "nothing on the GPU; move the model and each batch to it "
+    Why = "a GPU is there, but by the end of warm-up the program had "
+          "allocated nothing on it; move the model and each batch to it "
           "(.to(torch::kCUDA))";
     break;
   case rt::CudaUse::Used: // a CUDA run that wrote a CPU device: not ours
@@ -304,9 +304,11 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
     if (std::optional<std::string> Problem = notOnCuda(*Run, Request.Mode))
       return llvm::createStringError(std::errc::invalid_argument, "%s",
                                      Problem->c_str());
-  if (Before && After)
+  if (Before && After) {
     Run->OtherWorkCores =
         otherWorkCores(*Before, *After, Process.CpuSeconds, Process.Seconds);
+    Run->StealCores = stealCores(*Before, *After, Process.Seconds);
+  }
   return finishedRunOutcome(Request, std::move(*Run), Process, Files.Log);
 }
 

@@ -345,9 +345,15 @@ void Sweep::warnOfOtherWork() {
   for (const MeasuredRun &Run : Result.Runs)
     if (Run.OtherWorkCores >= 0)
       SizeCores.push_back({Run.BatchSize, Run.OtherWorkCores});
-  if (auto Busy = busyDuringRunsWarning(
-          SizeCores, std::max(1u, std::thread::hardware_concurrency())))
+  unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  if (auto Busy = busyDuringRunsWarning(SizeCores, Cores))
     Progress << "skyline-check: warning: " << *Busy << "\n";
+  std::vector<std::pair<int64_t, double>> SizeSteal;
+  for (const MeasuredRun &Run : Result.Runs)
+    if (Run.StealCores >= 0)
+      SizeSteal.push_back({Run.BatchSize, Run.StealCores});
+  if (auto Steal = stealDuringRunsWarning(SizeSteal, Cores))
+    Progress << "skyline-check: warning: " << *Steal << "\n";
   if (auto Threads = threadsWarning(Result.Threads, usableCpus()))
     Progress << "skyline-check: warning: " << *Threads << "\n";
 }

@@ -78,7 +78,8 @@ std::optional<CpuTimes> parseCpuTimes(llvm::StringRef ProcStat,
     double Idle = Ticks[3] + Ticks[4];
     double Busy =
         Ticks[0] + Ticks[1] + Ticks[2] + Ticks[5] + Ticks[6] + Ticks[7];
-    return CpuTimes{Busy / TicksPerSecond, (Busy + Idle) / TicksPerSecond};
+    return CpuTimes{Busy / TicksPerSecond, (Busy + Idle) / TicksPerSecond,
+                    Ticks[7] / TicksPerSecond};
   }
   return std::nullopt;
 }
@@ -96,6 +97,32 @@ double otherWorkCores(const CpuTimes &Before, const CpuTimes &After,
     return 0;
   double Others = (After.Busy - Before.Busy) - RunCpuSeconds;
   return std::max(0.0, Others / WallSeconds);
+}
+
+double stealCores(const CpuTimes &Before, const CpuTimes &After,
+                  double WallSeconds) {
+  if (WallSeconds <= 0)
+    return 0;
+  return std::max(0.0, (After.Steal - Before.Steal) / WallSeconds);
+}
+
+std::optional<std::string>
+stealDuringRunsWarning(llvm::ArrayRef<std::pair<int64_t, double>> SizeSteal,
+                       unsigned Cores) {
+  std::vector<std::string> Sizes;
+  for (const auto &[Size, Steal] : SizeSteal)
+    if (Steal >= StealCoresLimit)
+      Sizes.push_back(
+          std::to_string(Size) +
+          llvm::formatv(" ({0:f2} of {1} cores)", Steal, Cores).str());
+  if (Sizes.empty())
+    return std::nullopt;
+  return "the hypervisor took CPU time from this machine (steal) during the "
+         "kept runs at batch size " +
+         llvm::join(Sizes, ", ") +
+         ": no process here can free it, and their times include it; "
+         "measure on a machine with dedicated CPUs, or compare runs made "
+         "at the same hour";
 }
 
 std::optional<std::string>

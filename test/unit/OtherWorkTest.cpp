@@ -57,6 +57,26 @@ TEST(OtherWorkTest, WarnsOfTheSizesWhoseKeptRunsSharedTheCpus) {
             "times include waiting for a CPU; measure on a quiet machine");
 }
 
+TEST(OtherWorkTest, TheHypervisorsStealIsMeasuredApart) {
+  // The development VM's /proc/stat: steal is the eighth field.
+  auto Times =
+      parseCpuTimes("cpu  422080 58 60689 190255 1234 0 397 2087 0 0\n", 100);
+  ASSERT_TRUE(Times);
+  EXPECT_DOUBLE_EQ(Times->Steal, 20.87);
+  EXPECT_DOUBLE_EQ(Times->Busy, (422080 + 58 + 60689 + 397 + 2087) / 100.0);
+  CpuTimes Before{100.0, 500.0, 3.0}, After{106.0, 510.0, 4.5};
+  EXPECT_DOUBLE_EQ(stealCores(Before, After, 5.0), 0.3);
+  EXPECT_DOUBLE_EQ(stealCores(After, Before, 5.0), 0.0);
+  EXPECT_DOUBLE_EQ(stealCores(Before, After, 0.0), 0.0);
+  EXPECT_FALSE(stealDuringRunsWarning({{64, 0.05}, {128, 0.09}}, 2));
+  EXPECT_EQ(*stealDuringRunsWarning({{64, 0.05}, {128, 0.3}, {256, 0.12}}, 2),
+            "the hypervisor took CPU time from this machine (steal) during "
+            "the kept runs at batch size 128 (0.30 of 2 cores), 256 (0.12 of "
+            "2 cores): no process here can free it, and their times include "
+            "it; measure on a machine with dedicated CPUs, or compare runs "
+            "made at the same hour");
+}
+
 TEST(OtherWorkTest, MoreThreadsThanCpusIsSaid) {
   EXPECT_FALSE(threadsWarning(2, 2));
   EXPECT_FALSE(threadsWarning(1, 8));
