@@ -621,6 +621,7 @@ TEST(MeasureTest, KeptRunsThatSharedTheCpusAreNamed) {
   auto Busy = [&](const RunRequest &Request, const Environment &Env) {
     MeasuredRun Run = measured(Request, Env, 5, false, 7);
     Run.OtherWorkCores = Request.BatchSize == 8 ? 0.1 : 0.84;
+    Run.StealCores = Request.BatchSize == 8 ? 0.05 : 0.24;
     return Program.finished(Request, Run);
   };
   Program.write(Busy, [&](const RunRequest &Request, const Environment &Env) {
@@ -638,6 +639,14 @@ TEST(MeasureTest, KeptRunsThatSharedTheCpusAreNamed) {
       << Program.Progress;
   EXPECT_EQ(Program.Progress.find("batch size 8 ("), std::string::npos)
       << "0.1 of a core is not worth a warning";
+  // The hypervisor's part, said apart: no process here can free it.
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: warning: the hypervisor took CPU time from "
+                "this machine (steal) during the kept runs at batch size 16 "
+                "(0.24 of "),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_DOUBLE_EQ(M->Runs[1].StealCores, 0.24);
 }
 
 TEST(MeasureTest, MoreLibTorchThreadsThanCpusIsSaid) {
@@ -1021,6 +1030,47 @@ TEST(MeasureTest, NonZeroExitIsAFailureEvenWithAResult) {
                          "is a failure"),
             std::string::npos)
       << Message;
+}
+
+TEST(MeasureTest, DeviceCudaNamesWhyTheRunWasOnTheCpu) {
+  FakeProgram Program("device-cuda");
+  Program.Options.Device = DeviceChoice::CUDA;
+  // The result of a program that never put a tensor on the GPU; the budget
+  // the run was given goes to a file.
+  std::string Run = "echo \"$SKYLINE_MEMORY_BUDGET\" > '" + Program.Dir +
+                    "/budget'\n" + result("timing", 5, false, 8) +
+                    "echo 'device: {type: cpu, name: \"X\", cuda: unused}' "
+                    ">> \"$SKYLINE_RESULT\"\n";
+  auto M = Program.measureFrom(Program.write(Run, Run));
+  ASSERT_FALSE(bool(M));
+  EXPECT_EQ(llvm::toString(M.takeError()),
+            "--device=cuda, but the run at batch size 8 ran on the CPU: a GPU "
+            "is there, but by the end of warm-up the program had allocated "
+            "nothing on it; move the model and each batch to it "
+            "(.to(torch::kCUDA)); or measure with --device=cpu or "
+            "--device=auto");
+  auto Budget = llvm::MemoryBuffer::getFile(Program.Dir + "/budget");
+  ASSERT_TRUE(bool(Budget));
+  EXPECT_EQ((*Budget)->getBuffer(), "0\n")
+      << "no host budget with --device=cuda: the device's memory is the limit";
+}
+
+TEST(MeasureTest, CublasAllocationFailureIsOutOfMemory) {
+  // cuBLAS creating its handle near the GPU's capacity throws outside the
+  // caching allocator; the program catches it, prints it and exits 1.
+  FakeProgram Program("cublas-oom");
+  Program.Options.MaxRuns = 2;
+  std::string Run = "if [ \"$SKYLINE_BATCH_SIZE\" -gt 8 ]; then\n"
+                    "echo 'CUDA error: CUBLAS_STATUS_ALLOC_FAILED when calling "
+                    "`cublasCreate(handle)`' >&2\nexit 1\nfi\n" +
+                    result("timing", 5, false, 8);
+  auto M = Program.measureFrom(Program.write(Run, Run));
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 2u) << Program.Progress;
+  EXPECT_FALSE(M->Runs[0].OutOfMemory);
+  EXPECT_EQ(M->Runs[1].BatchSize, 16);
+  EXPECT_TRUE(M->Runs[1].OutOfMemory) << Program.Progress;
+  EXPECT_EQ(M->FirstFailure, 0) << "out of memory, not a failed size";
 }
 
 TEST(MeasureTest, OutOfMemoryInTheBreakdownRunIsOutOfMemory) {
