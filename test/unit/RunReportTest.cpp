@@ -46,6 +46,7 @@ SavedReport sample() {
     Run.DatasetsGcd = Size == 64 ? 640 : 0;
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.OtherWorkCores = Size == 32 ? 0.6349 : -1;
+    Run.StealCores = Size == 32 ? 0.1251 : -1;
     Run.Memory = {{MemoryKind::Weights, 4198400},
                   {MemoryKind::Activations, 5000 * Size},
                   {MemoryKind::Setup, 188160000},
@@ -112,6 +113,9 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_DOUBLE_EQ(M.Runs[0].OtherWorkCores, 0.63);
   EXPECT_DOUBLE_EQ(M.Runs[1].OtherWorkCores, -1);
   EXPECT_THAT(Text, HasSubstr("other_work_cores: 0.63\n"));
+  EXPECT_DOUBLE_EQ(M.Runs[0].StealCores, 0.13);
+  EXPECT_DOUBLE_EQ(M.Runs[1].StealCores, -1);
+  EXPECT_THAT(Text, HasSubstr("steal_cores: 0.13\n"));
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];
   EXPECT_EQ(Layer.Name, "fc");
