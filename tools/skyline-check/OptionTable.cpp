@@ -367,7 +367,8 @@ std::vector<OptionDecl> runOptions() {
       texts("run-arg", "ARG", "an argument for the program (repeatable)",
             measureField(&MeasureOptions::RunArgs)),
       choice<DeviceChoice>("device", "DEV",
-                           "auto, cpu (hides GPUs from the program) or cuda",
+                           "auto, cpu (hides GPUs from the program) or cuda "
+                           "(fails where a run did not use a GPU)",
                            measureField(&MeasureOptions::Device),
                            {{"auto", DeviceChoice::Auto},
                             {"cpu", DeviceChoice::CPU},
