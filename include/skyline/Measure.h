@@ -79,6 +79,9 @@ struct MeasureOptions {
   /// All runs together; a run gets a share of what is left, and no batch
   /// size is added once it is spent. 0: no budget.
   double TimeBudgetSeconds = 120;
+  /// Where other work keeps the CPUs as the sweep starts, wait up to this
+  /// long for it to end (--wait-for-quiet); 0: start at once.
+  double QuietWaitSeconds = 0;
   BreakdownRuns Breakdown = BreakdownRuns::All;
   unsigned BreakdownIterations = 3; // measured by a breakdown run
   unsigned RunTimeoutSeconds = 300;

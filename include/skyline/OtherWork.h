@@ -12,6 +12,7 @@
 #define SKYLINE_OTHERWORK_H
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
@@ -36,6 +37,20 @@ std::optional<unsigned> runnableTasks(llvm::StringRef LoadavgText);
 /// one-minute load average, which still counts the instrumented build that
 /// has just ended. nullopt where /proc/loadavg is not there.
 std::optional<double> otherRunnableTasks();
+
+/// What waiting for other work to end found.
+struct QuietWait {
+  std::optional<double> OtherRunnable; // the last sample; none: unknown
+  double WaitedSeconds = 0;
+  bool Quiet = false; // fewer than one other task runnable at the end
+};
+
+/// Samples the other runnable tasks (Sample: otherRunnableTasks, which
+/// itself takes half a second) until fewer than one is runnable or
+/// LimitSeconds have passed on Now. A machine that cannot say (no
+/// /proc/loadavg) counts as quiet.
+QuietWait waitForQuiet(llvm::function_ref<std::optional<double>()> Sample,
+                       double LimitSeconds, llvm::function_ref<double()> Now);
 
 /// The CPUs' time since boot, all cores together, in seconds.
 struct CpuTimes {

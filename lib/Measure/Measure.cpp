@@ -2,10 +2,12 @@
 
 #include "skyline/Measure.h"
 
+#include "skyline/OtherWork.h"
 #include "skyline/Sweep.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -141,8 +143,9 @@ int64_t atTheCapacity(const SweepState &State,
     double Ratio = double(Decision) / double(Point.BatchSize);
     return Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
   });
-  bool Allowed = (!State.DataLimit || Decision <= State.DataLimit) &&
-                 (!State.FirstOutOfMemory || Decision < *State.FirstOutOfMemory);
+  bool Allowed =
+      (!State.DataLimit || Decision <= State.DataLimit) &&
+      (!State.FirstOutOfMemory || Decision < *State.FirstOutOfMemory);
   if (Decision > 0 && !Near && Allowed)
     return Decision;
   return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
@@ -271,7 +274,7 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
     Ms *= Scale;
   Run.Layers = Breakdown.Layers;
   Run.GpuMsSource = Breakdown.GpuMsSource; // a timing run times no layers
-  if (!Breakdown.GpuNote.empty()) // the layers' GPU time is its
+  if (!Breakdown.GpuNote.empty())          // the layers' GPU time is its
     Run.GpuNote = Run.GpuNote.empty() || Run.GpuNote == Breakdown.GpuNote
                       ? Breakdown.GpuNote
                       : Run.GpuNote + "; " + Breakdown.GpuNote;
@@ -307,7 +310,20 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     llvm::raw_ostream &Progress) {
   // Said at once, not kept with the problems: the load of the moment, which
   // the user can act on before the numbers come.
-  if (std::optional<double> Others = otherRunnableTasks())
+  std::optional<double> Others = otherRunnableTasks();
+  if (Others && *Others >= 1.0 && Options.QuietWaitSeconds > 0) {
+    Progress << llvm::format("skyline-check: waiting up to %g s for other "
+                             "work to end (%.1f other tasks running)...",
+                             Options.QuietWaitSeconds, *Others);
+    Progress.flush();
+    QuietWait Wait = waitForQuiet(otherRunnableTasks, Options.QuietWaitSeconds,
+                                  steadyClockSeconds);
+    Progress << llvm::format(Wait.Quiet ? " quiet after %.1f s\n"
+                                        : " still busy after %.1f s\n",
+                             Wait.WaitedSeconds);
+    Others = Wait.OtherRunnable;
+  }
+  if (Others)
     if (auto Busy = busyMachineWarning(
             *Others, std::max(1u, std::thread::hardware_concurrency())))
       Progress << "skyline-check: warning: " << *Busy << "\n";

@@ -58,6 +58,22 @@ std::optional<double> otherRunnableTasks() {
   return double(Others) / Samples;
 }
 
+QuietWait waitForQuiet(llvm::function_ref<std::optional<double>()> Sample,
+                       double LimitSeconds, llvm::function_ref<double()> Now) {
+  QuietWait Wait;
+  double Start = Now();
+  while (true) {
+    Wait.OtherRunnable = Sample();
+    Wait.WaitedSeconds = Now() - Start;
+    if (!Wait.OtherRunnable || *Wait.OtherRunnable < 1.0) {
+      Wait.Quiet = true;
+      return Wait;
+    }
+    if (Wait.WaitedSeconds >= LimitSeconds)
+      return Wait;
+  }
+}
+
 std::optional<CpuTimes> parseCpuTimes(llvm::StringRef ProcStat,
                                       long TicksPerSecond) {
   if (TicksPerSecond <= 0)

@@ -71,10 +71,10 @@ TEST(CommandLineTest, MeasurementOptions) {
                 .Measure.Malloc,
             MallocThresholds::Dynamic);
 
-  auto Given =
-      parse({"a.cpp", "--iterations=20", "--min-iterations=4", "--tolerance=1%",
-             "--time-budget=30", "--breakdown-runs=declared",
-             "--breakdown-iterations=2", "--timing-runs=5"});
+  auto Given = parse({"a.cpp", "--iterations=20", "--min-iterations=4",
+                      "--tolerance=1%", "--time-budget=30",
+                      "--breakdown-runs=declared", "--breakdown-iterations=2",
+                      "--timing-runs=5", "--wait-for-quiet=45"});
   Options = std::get_if<CommandLineOptions>(&Given);
   ASSERT_TRUE(Options);
   EXPECT_EQ(Options->Measure.Iterations, 20u);
@@ -84,6 +84,11 @@ TEST(CommandLineTest, MeasurementOptions) {
   EXPECT_EQ(Options->Measure.Breakdown, BreakdownRuns::Declared);
   EXPECT_EQ(Options->Measure.BreakdownIterations, 2u);
   EXPECT_EQ(Options->Measure.TimingRuns, 5u);
+  EXPECT_DOUBLE_EQ(Options->Measure.QuietWaitSeconds, 45);
+  EXPECT_DOUBLE_EQ(
+      std::get<CommandLineOptions>(parse({"a.cpp"})).Measure.QuietWaitSeconds,
+      0)
+      << "by default the runs start at once";
   EXPECT_DOUBLE_EQ(
       std::get<CommandLineOptions>(parse({"a.cpp", "--memory-margin=25"}))
           .Measure.MemoryMargin,
@@ -93,6 +98,7 @@ TEST(CommandLineTest, MeasurementOptions) {
   for (auto Args : {std::vector<const char *>{"a.cpp", "--breakdown-runs=some"},
                     std::vector<const char *>{"a.cpp", "--tolerance=x"},
                     std::vector<const char *>{"a.cpp", "--time-budget=-1"},
+                    std::vector<const char *>{"a.cpp", "--wait-for-quiet=-5"},
                     std::vector<const char *>{"a.cpp", "--min-iterations=0"}})
     EXPECT_TRUE(std::holds_alternative<UsageError>(parse(Args))) << Args[1];
 }

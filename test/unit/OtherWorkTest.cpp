@@ -77,6 +77,35 @@ TEST(OtherWorkTest, TheHypervisorsStealIsMeasuredApart) {
             "made at the same hour");
 }
 
+TEST(OtherWorkTest, WaitingForQuietEndsWhenTheWorkDoesOrTheLimitPasses) {
+  // Each sample takes half a second, as otherRunnableTasks does.
+  double Clock = 100;
+  auto Now = [&] { return Clock; };
+  std::vector<std::optional<double>> Samples = {2.0, 1.5, 0.5, 3.0};
+  size_t Next = 0;
+  auto Sample = [&]() -> std::optional<double> {
+    Clock += 0.5;
+    return Samples.at(Next++);
+  };
+  QuietWait Wait = waitForQuiet(Sample, 10, Now);
+  EXPECT_TRUE(Wait.Quiet);
+  EXPECT_DOUBLE_EQ(Wait.WaitedSeconds, 1.5) << "quiet at the third sample";
+  EXPECT_DOUBLE_EQ(*Wait.OtherRunnable, 0.5);
+
+  Samples = {2.0, 2.0, 2.0, 2.0, 2.0};
+  Next = 0;
+  Wait = waitForQuiet(Sample, 1.2, Now);
+  EXPECT_FALSE(Wait.Quiet);
+  EXPECT_EQ(Next, 3u) << "the limit passed at the third sample";
+  EXPECT_DOUBLE_EQ(Wait.WaitedSeconds, 1.5);
+  EXPECT_DOUBLE_EQ(*Wait.OtherRunnable, 2.0);
+
+  Samples = {std::nullopt};
+  Next = 0;
+  EXPECT_TRUE(waitForQuiet(Sample, 5, Now).Quiet)
+      << "no /proc/loadavg: nothing to wait for";
+}
+
 TEST(OtherWorkTest, MoreThreadsThanCpusIsSaid) {
   EXPECT_FALSE(threadsWarning(2, 2));
   EXPECT_FALSE(threadsWarning(1, 8));

@@ -340,6 +340,17 @@ std::vector<OptionDecl> budgetOptions() {
                Options.Measure.TimeBudgetSeconds = Seconds;
                return llvm::Error::success();
              }),
+      option("wait-for-quiet",
+             po::value<double>()->default_value(0)->value_name("SECONDS"),
+             "where other work keeps the CPUs as the runs start, wait up to "
+             "this long for it to end (0: start at once)",
+             [](double Seconds, CommandLineOptions &Options) -> llvm::Error {
+               if (!(Seconds >= 0)) // NaN too
+                 return usageError(
+                     "--wait-for-quiet must be 0 (none) or more seconds");
+               Options.Measure.QuietWaitSeconds = Seconds;
+               return llvm::Error::success();
+             }),
       choice<BreakdownRuns>(
           "breakdown-runs", "WHICH",
           "which batch sizes also get a breakdown run (time split, "
