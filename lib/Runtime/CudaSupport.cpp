@@ -313,6 +313,17 @@ void iterationBegin(int Index, int Warmup, bool Trace,
 
 bool cuptiStarted() noexcept { return run().Tracer != nullptr; }
 
+bool mayUseDevice() noexcept {
+  try {
+    return !hiddenByEnvironment() && torch::cuda::is_available();
+  } catch (...) {
+    return false;
+  }
+}
+
+bool decided() noexcept { return run().Decided; }
+bool onDevice() noexcept { return run().OnCuda; }
+
 void phaseBegin(uint8_t P) noexcept {
   CudaRun &R = run();
   if (R.Marking.load(std::memory_order_acquire))
@@ -575,6 +586,9 @@ bool resolveTimeline() noexcept { return false; }
 double iterationMs(int) noexcept { return -1; }
 bool phaseSplitMs(std::array<double, NumPhases> &) noexcept { return false; }
 bool cuptiStarted() noexcept { return false; }
+bool mayUseDevice() noexcept { return false; }
+bool decided() noexcept { return true; }
+bool onDevice() noexcept { return false; }
 void programStart(bool) noexcept {}
 const TaggedBytes *deviceMemory() noexcept { return nullptr; }
 void scopeEnter(int) noexcept {}

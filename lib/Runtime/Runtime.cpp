@@ -778,6 +778,36 @@ std::terminate_handler PreviousTerminate = nullptr;
   std::abort();
 }
 
+/// The host budget was crossed before the boundaries decided whether the
+/// program runs on CUDA, where a GPU is there: the budget is lifted then
+/// (docs/gpu.md: on CUDA the device's memory is the limit; a dataset loaded
+/// on the host before the model moves to the GPU must not end the run), and
+/// put back if the program turns out to run on the CPU.
+std::atomic<bool> HostBudgetDeferred{false};
+
+void onHostBudgetCrossed(size_t Requested, int64_t Live, int64_t Budget) {
+  if (!cuda::decided() && cuda::mayUseDevice()) {
+    HostBudgetDeferred.store(true);
+    MemoryTracker::install().setBudget(0, nullptr);
+    return; // the allocation goes ahead
+  }
+  onOutOfMemory(Requested, Live, Budget);
+}
+
+/// At a boundary, once decided: a CPU run gets its budget back, and is out
+/// of memory at once if it holds more.
+void restoreHostBudget() {
+  if (!HostBudgetDeferred.load(std::memory_order_relaxed) || !cuda::decided() ||
+      cuda::onDevice())
+    return;
+  HostBudgetDeferred.store(false);
+  MemoryTracker &Tracker = MemoryTracker::install();
+  int64_t Budget = config().MemoryBudget;
+  if (Tracker.liveBytes() > Budget)
+    onOutOfMemory(0, Tracker.liveBytes(), Budget);
+  Tracker.setBudget(Budget, &onHostBudgetCrossed);
+}
+
 /// The program returned (or called exit()) before the run ended it: a
 /// partial result, and the program's own exit code, unless the result
 /// cannot be written.
@@ -800,7 +830,7 @@ struct Activation {
     // has no out-of-memory of its own) and gives the peak.
     MemoryTracker &Tracker = MemoryTracker::install();
     if (config().MemoryBudget > 0)
-      Tracker.setBudget(config().MemoryBudget, &onOutOfMemory);
+      Tracker.setBudget(config().MemoryBudget, &onHostBudgetCrossed);
     // After config() and the tracker exist, so both outlive the handler.
     std::atexit(&onProgramExit);
     PreviousTerminate = std::set_terminate(&onTerminate);
@@ -845,6 +875,7 @@ void iteration_begin() noexcept {
   if (Index >= int(Clock.StartNs.size()))
     return;
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
+  restoreHostBudget();
   int64_t Now = nowNs();
   MemoryTracker &Tracker = MemoryTracker::install();
   if (C.Hooks) {

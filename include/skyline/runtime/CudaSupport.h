@@ -79,6 +79,13 @@ void describeDevice(RunResult &R) noexcept;
 void completeLayers(RunResult &R,
                     const std::vector<uintptr_t> &GradientBlocks = {}) noexcept;
 
+/// Whether the program may run on CUDA: not hidden, and a device available
+/// (asks CUDA for the count, which makes no context).
+bool mayUseDevice() noexcept;
+/// Whether the boundaries have decided yet, and whether on CUDA.
+bool decided() noexcept;
+bool onDevice() noexcept;
+
 /// Whether this run started CUPTI (tests, device-check).
 bool cuptiStarted() noexcept;
 

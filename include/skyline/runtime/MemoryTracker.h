@@ -115,7 +115,8 @@ private:
 class MemoryTracker final : public c10::Allocator, public TaggedBytes {
 public:
   /// Called, instead of allocating, when an allocation would cross the
-  /// budget. It must not return normally: exit, or throw.
+  /// budget. It exits or throws; or it returns, having lifted the budget,
+  /// and the allocation goes ahead (a CUDA run: docs/gpu.md).
   using OutOfMemoryHandler = void (*)(size_t Requested, int64_t Live,
                                       int64_t Budget);
 
