@@ -55,6 +55,9 @@ public:
                      "a dataset held in memory, LibTorch's own)"
                    : " (made before training by no statement before the "
                      "loop: static initialisers, LibTorch's own)";
+    if (Largest == MemoryKind::Workspace)
+      Kinds += " (held from warm-up through every iteration, at every batch "
+               "size: cuBLAS's workspaces, caches the program keeps)";
     Kinds += madeBeforeTraining(*Run);
     Finding F;
     F.Rule = std::string(id());
