@@ -1055,6 +1055,25 @@ TEST(MeasureTest, DeviceCudaNamesWhyTheRunWasOnTheCpu) {
       << "no host budget with --device=cuda: the device's memory is the limit";
 }
 
+TEST(MeasureTest, DeviceCudaKeepsACudaRunAndItsGpuNote) {
+  FakeProgram Program("device-cuda-used");
+  Program.Options.Device = DeviceChoice::CUDA;
+  Program.Options.MaxRuns = 1;
+  std::string Run =
+      result("timing", 5, false, 8) +
+      "cat >> \"$SKYLINE_RESULT\" <<EOF\n"
+      "device: {type: cuda, name: \"Test GPU\", cuda: used}\n"
+      "gpu: {memory_capacity_bytes: 1000000000, gpu_ms_source: cupti, "
+      "clock: cuda_events, note: \"CUPTI dropped 3 records: gpu_ms is low\"}\n"
+      "EOF\n";
+  auto M = Program.measureFrom(Program.write(Run, Run));
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_FALSE(M->Runs.empty());
+  EXPECT_EQ(M->Device, DeviceType::CUDA);
+  EXPECT_EQ(M->Runs[0].Cuda, rt::CudaUse::Used);
+  EXPECT_EQ(M->Runs[0].GpuNote, "CUPTI dropped 3 records: gpu_ms is low");
+}
+
 TEST(MeasureTest, CublasAllocationFailureIsOutOfMemory) {
   // cuBLAS creating its handle near the GPU's capacity throws outside the
   // caching allocator; the program catches it, prints it and exits 1.
