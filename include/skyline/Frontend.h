@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +45,21 @@ llvm::Expected<ProgramModel>
 analyzeProgram(const clang::tooling::CompilationDatabase &DB,
                llvm::ArrayRef<std::string> Sources,
                const FrontendOptions &Options);
+
+/// A compiler command line, run in Directory; Filename is its source.
+struct FrontendCommand {
+  std::string Directory;
+  std::string Filename;
+  std::vector<std::string> Arguments; // the compiler first
+};
+
+/// The command analyzeProgram parses Source with: DB's command with the
+/// front end's adjustments (no output or dependency files, GCC-only flags
+/// dropped, clang's resource directory); none when DB has none. skyline-lsp
+/// precompiles the program's preamble with it.
+std::optional<FrontendCommand>
+frontendCommandLine(const clang::tooling::CompilationDatabase &DB,
+                    llvm::StringRef Source);
 
 /// Analyzes one in-memory source (for tests): Args are compiler flags.
 llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,

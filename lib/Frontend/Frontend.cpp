@@ -684,6 +684,25 @@ analyzeProgram(const tooling::CompilationDatabase &DB,
   return merge(In, Sources, Options);
 }
 
+std::optional<FrontendCommand>
+frontendCommandLine(const tooling::CompilationDatabase &DB,
+                    llvm::StringRef Source) {
+  std::vector<tooling::CompileCommand> Commands = DB.getCompileCommands(Source);
+  if (Commands.empty())
+    return std::nullopt;
+  const tooling::CompileCommand &Command = Commands.front();
+  tooling::CommandLineArguments Args = Command.CommandLine;
+  // The adjusters analyzeProgram's ClangTool applies, in its order.
+  for (const tooling::ArgumentsAdjuster &Adjust :
+       {tooling::getClangStripOutputAdjuster(), gccOnlyFlagRemover(),
+        tooling::getClangStripDependencyFileAdjuster(),
+        tooling::getInsertArgumentAdjuster(
+            {"-w", "-resource-dir", SKYLINE_CLANG_RESOURCE_DIR},
+            tooling::ArgumentInsertPosition::END)})
+    Args = Adjust(Args, Command.Filename);
+  return FrontendCommand{Command.Directory, Command.Filename, std::move(Args)};
+}
+
 llvm::Expected<ProgramModel> analyzeCode(llvm::StringRef Code,
                                          llvm::ArrayRef<std::string> Args,
                                          llvm::StringRef FileName,

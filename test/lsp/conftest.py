@@ -4,6 +4,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 import pytest_lsp
@@ -16,6 +17,11 @@ INPUTS = pathlib.Path(
     os.environ.get("SKYLINE_TEST_INPUTS",
                    pathlib.Path(__file__).parent.parent / "lit" / "Inputs"))
 MOCK_FLAGS = ["-std=c++17", "-isystem", str(INPUTS / "mock")]
+# The servers' precompiled preambles go to a cache of the tests' own, never
+# the user's (CTest gives one in the build tree).
+os.environ.setdefault("SKYLINE_CACHE_DIR",
+                      os.path.join(tempfile.gettempdir(),
+                                   "skyline-lsp-test-cache"))
 
 
 @pytest.fixture

@@ -4,6 +4,7 @@
 # iteration 2 + 0.1 b ms, peak 1e6 + 1e4 b bytes, 4e6 bytes of capacity), so
 # the figures are exact and the same as the command line's.
 import json
+import os
 import subprocess
 
 import pytest
@@ -260,9 +261,11 @@ def test_initialize_shutdown_exit(workspace):
 class RawClient:
     """The protocol by hand, for what a well-behaved client never sends."""
 
-    def __init__(self, workspace):
-        self.server = subprocess.Popen([SKYLINE_LSP], stdin=subprocess.PIPE,
-                                       stdout=subprocess.PIPE, cwd=workspace)
+    def __init__(self, workspace, arguments=(), env=None, stderr=None):
+        self.server = subprocess.Popen([SKYLINE_LSP] + list(arguments),
+                                       stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, stderr=stderr,
+                                       cwd=workspace, env=env)
 
     def send(self, data):
         self.server.stdin.write(data)
@@ -323,3 +326,47 @@ def test_malformed_requests_answered(workspace):
                 frame({"jsonrpc": "2.0", "method": "exit"}))
     assert client.receive_until(lambda m: m.get("id") == 5)["result"] is None
     assert client.server.wait(timeout=60) == 0
+
+
+def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
+    # The first analysis parses everything and then precompiles the
+    # source's leading system #includes (the mock <torch/torch.h>); the
+    # next, after a save, loads them from there and publishes the same.
+    cache = tmp_path_factory.mktemp("cache")
+    log = workspace / "server.log"
+    env = dict(os.environ, SKYLINE_CACHE_DIR=str(cache))
+    with open(log, "w") as stderr:
+        client = RawClient(workspace, ["--log=info"], env, stderr)
+        path = workspace / "train.cpp"
+        client.send(
+            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"capabilities": {},
+                              "rootUri": workspace.as_uri(),
+                              "initializationOptions": {
+                                  "arguments": ["--"] + MOCK_FLAGS}}}) +
+            frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                   "params": {"textDocument": {
+                       "uri": path.as_uri(), "languageId": "cpp",
+                       "version": 1, "text": path.read_text()}}}))
+        cold = client.receive_until(lambda m: m.get("method") ==
+                                    "textDocument/publishDiagnostics")
+        client.send(frame({"jsonrpc": "2.0", "method": "textDocument/didSave",
+                           "params": {"textDocument": {
+                               "uri": path.as_uri()}}}))
+        warm = client.receive_until(lambda m: m.get("method") ==
+                                    "textDocument/publishDiagnostics")
+        client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                    frame({"jsonrpc": "2.0", "method": "exit"}))
+        assert client.server.wait(timeout=60) == 0
+    assert warm["params"]["diagnostics"] == cold["params"]["diagnostics"]
+    (pch,) = (cache / "preamble").glob("*.pch")
+    assert (cache / "preamble" / (pch.stem + ".h")).read_text() == \
+        "#include <torch/torch.h>\n"
+    lines = log.read_text().splitlines()
+    analyses = [line.split("] ", 1)[1] for line in lines
+                if "] analyzed " in line]
+    assert analyses[0].startswith("analyzed %s in " % path)
+    assert not analyses[0].endswith("(with its precompiled preamble)")
+    assert analyses[1].endswith("(with its precompiled preamble)")
+    assert any("] precompiled the preamble %s in " % pch in line
+               for line in lines)
