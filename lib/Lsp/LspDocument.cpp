@@ -480,6 +480,28 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
   return Hints;
 }
 
+/// The suggestion with the learning rates scaled along: the optional
+/// fix-its the batch-size rule made for it (--scale-learning-rate), where
+/// they hold for the code as it is.
+static std::optional<BatchSizeAction>
+withScaledLearningRate(const ProgramState &State,
+                       const BatchSizeAction &Suggested) {
+  BatchSizeAction Scaled = Suggested;
+  Scaled.Preferred = false;
+  std::string Rates;
+  for (const Finding &F : State.Measured)
+    if (F.Rule == rules::batchSize().Id && F.OptionalFix && !F.Edits.empty()) {
+      llvm::append_range(Scaled.Fix.Edits, F.Edits);
+      Rates += (Rates.empty() ? "" : ", ") + F.Edits.front().Text;
+    }
+  if (Rates.empty())
+    return std::nullopt;
+  Scaled.Title = "Set batch size to " + std::to_string(Suggested.BatchSize) +
+                 " and scale the learning rate to " + Rates +
+                 " (linear scaling rule)";
+  return Scaled;
+}
+
 std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State) {
   std::vector<BatchSizeAction> Actions;
   if (!State.Model.BatchSize)
@@ -532,6 +554,10 @@ std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State) {
     Action.Title = "Set batch size to " + std::to_string(Size) +
                    (Label.empty() ? "" : " (" + Label + ")");
     Actions.push_back(std::move(Action));
+    if (What == "suggested")
+      if (std::optional<BatchSizeAction> Scaled =
+              withScaledLearningRate(State, Actions.back()))
+        Actions.push_back(std::move(*Scaled));
   }
   return Actions;
 }

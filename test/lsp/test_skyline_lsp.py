@@ -155,6 +155,8 @@ async def test_code_action_sets_batch_size(client, workspace):
     actions = actions[:-1]
     assert [a.title for a in actions] == [
         "Set batch size to 152 (suggested: +99% throughput, 2.40 MiB peak)",
+        "Set batch size to 152 and scale the learning rate to 0.095 (linear "
+        "scaling rule)",
         "Set batch size to 176 (+102% throughput, 2.63 MiB peak)",
         "Set batch size to 216 (+106% throughput, 3.01 MiB peak)",
         "Set batch size to 260 (largest that fits: +109% throughput, "
@@ -168,6 +170,11 @@ async def test_code_action_sets_batch_size(client, workspace):
     assert [(e.range.start.line, e.range.start.character, e.range.end.line,
              e.range.end.character, e.new_text) for e in edits] == [
         (2, 27, 2, 29, "152")]
+    # The learning rate goes along in the second: the rule's optional
+    # fix-it (--scale-learning-rate).
+    (_, scaled), = actions[1].edit.changes.items()
+    assert [(e.range.start.line, e.range.start.character, e.new_text)
+            for e in scaled] == [(2, 27, "152"), (18, 76, "0.095")]
     # Applied as an editor applies it, the program compiles at 152.
     path = workspace / "train.cpp"
     lines = path.read_text().split("\n")
