@@ -330,7 +330,7 @@ std::string batchSizeHover(const ProgramState &State) {
   Rows.push_back({Site.Value * 2, "doubled"});
   if (A.MaxBatchSize)
     Rows.push_back({*A.MaxBatchSize, "largest that fits"});
-  OS << "| batch size | | iteration ms | samples/s | peak memory |\n"
+  OS << "| batch size | which | iteration ms | samples/s | peak memory |\n"
      << "| ---: | --- | ---: | ---: | ---: |\n";
   for (const auto &[Size, What] : Rows) {
     std::optional<Prediction> P = predictAt(A, Size);
