@@ -511,9 +511,11 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
   RunResult::GpuInfo &Gpu = Result.Gpu;
   GpuTimes Times;
   const char *Source = nullptr;
+  // The kernels and scope events cover the whole window, epoch ends too.
+  int Window = windowIterations(Result);
   try {
     if (R.Tracer) {
-      Times = R.Tracer->finish(Result.Iterations);
+      Times = R.Tracer->finish(Window);
       Gpu.CuptiLoaded = true;
       Source = rt::nameOf(rt::GpuTimeSource::Cupti);
       if (Times.DroppedRecords)
@@ -521,7 +523,7 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
                             std::to_string(Times.DroppedRecords) +
                             " records: gpu_ms is low");
     } else if (R.EventTimer) {
-      Times = R.EventTimer->times(Result.Iterations);
+      Times = R.EventTimer->times(Window);
       R.EventTimer->stop();
       Source = rt::nameOf(rt::GpuTimeSource::CudaEvents);
       if (Times.DroppedRecords)

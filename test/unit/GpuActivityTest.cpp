@@ -338,6 +338,34 @@ TEST(GpuActivityTest, InnermostScopeGetsTheKernel) {
   EXPECT_DOUBLE_EQ(T.ScopeMs[2], 40e-6);
 }
 
+TEST(GpuActivityTest, EpochEndIterationsCountInTheWindowsDivisor) {
+  // 4 measured iterations, one of which spans an epoch's end: CUPTI's
+  // window holds the kernels of all 4, so the per-iteration time divides by
+  // 4 (the window, as the layers' CPU times do), not by the 3 kept.
+  RunResult R;
+  R.Iterations = 3;
+  R.EpochEndIterations = 1;
+  ASSERT_EQ(windowIterations(R), 4);
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  Cupti.setNow(1000);
+  Tracer.beginMeasured();
+  for (int Iteration = 0; Iteration < 4; ++Iteration) {
+    uint64_t Base = 1000 + Iteration * 10000;
+    Tracer.enterScope(2);
+    Cupti.launch(Base, Base + 2000); // 2 us
+    Tracer.exitScope();
+  }
+  Cupti.setNow(50000);
+  Tracer.endMeasured();
+  GpuTimes T = Tracer.finish(windowIterations(R));
+  EXPECT_DOUBLE_EQ(T.ScopeMs[2], 0.002);
+  RunResult Kept; // no epoch end: every iteration is kept
+  Kept.Iterations = 4;
+  EXPECT_EQ(windowIterations(Kept), 4);
+}
+
 TEST(GpuActivityTest, KernelsOutsideTheMeasuredIterationsAreIgnored) {
   FakeCupti Cupti;
   GpuTracer Tracer(*Cupti.Api);

@@ -158,6 +158,14 @@ RunResult::Breakdown breakDown(const PhaseBytes &AtPeak, int64_t Weights,
                                int64_t Gradients, int64_t OptimizerState,
                                int64_t Setup = 0);
 
+/// The iterations of R's measured window: those kept and those spanning an
+/// epoch's end. Sums taken over the whole window (the phases' clocks,
+/// CUPTI's kernels, the scope events) are divided by this, not by
+/// R.Iterations, which leaves the epoch ends out.
+inline int windowIterations(const RunResult &R) {
+  return R.Iterations + R.EpochEndIterations;
+}
+
 /// Moves W into R's workspace kind: its forward bytes out of the
 /// activations and the layers' activation bytes (by scope; the (unscoped)
 /// row keeps the rest, so the rows still add up to the kind), its backward
