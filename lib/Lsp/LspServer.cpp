@@ -17,6 +17,7 @@
 #include "skyline/InputFile.h"
 #include "skyline/LspDocument.h"
 #include "skyline/OutputFiles.h"
+#include "skyline/Rules.h"
 #include "skyline/RunReport.h"
 #include "skyline/TextReport.h"
 
@@ -644,9 +645,19 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     if (auto Buffer = llvm::MemoryBuffer::getFile(File))
       Result->Texts.try_emplace(File, (*Buffer)->getBuffer().str());
   if (!State.Model.BatchSize) {
-    Result->Error = "no training batch size found in " + File +
-                    "; name the variable, field or macro with "
-                    "--batch-size-var=NAME (initializationOptions.arguments)";
+    // Most C++ files an editor opens are no training program: only one
+    // with a training loop is told that its batch size was not found.
+    for (const TrainingLoop &Loop : State.Model.TrainingLoops) {
+      Finding Missing;
+      Missing.Rule = rules::batchSize().Id.str();
+      Missing.Level = DiagLevel::Warning;
+      Missing.Message =
+          "no training batch size found for this training loop; name the "
+          "variable, field or macro with --batch-size-var=NAME "
+          "(initializationOptions.arguments or .skyline.yaml)";
+      Missing.At = {Loop.File, Loop.Line, Loop.Column, Loop.LoopOffset, 1};
+      State.StaticNotes.push_back(std::move(Missing));
+    }
     return Done();
   }
 

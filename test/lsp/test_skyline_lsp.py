@@ -5,12 +5,13 @@
 # the figures are exact and the same as the command line's.
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
 from lsprotocol import types
 
-from conftest import MOCK_FLAGS, SKYLINE_LSP, initialize_params
+from conftest import INPUTS, MOCK_FLAGS, SKYLINE_LSP, initialize_params
 
 
 def doc(workspace):
@@ -78,6 +79,23 @@ async def test_diagnostics_on_open(client, workspace):
          "gradients 195 KiB, activations 156 KiB, untracked 586 KiB (made "
          "before training and no model's or optimizer's: a dataset held in "
          "memory, LibTorch's own); each sample adds 9.77 KiB"),
+    ]
+
+
+async def test_no_training_program_no_error(client, workspace):
+    # A C++ file that trains nothing (most files an editor opens) gets the
+    # front end's notes and no error.
+    path = workspace / "layer.cpp"
+    shutil.copy(INPUTS / "simple" / "no-batch-size.cpp", path)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=path.as_uri(), language_id="cpp", version=1,
+            text=path.read_text())))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    assert [summary(d) for d in client.diagnostics[path.as_uri()]] == [
+        (3, 20, 3, 21, H, "skyline-module",
+         "module 'model' (torch::nn::Linear) constructed here"),
+        (4, 11, 4, 12, H, "skyline-module-call", "call of module 'model'"),
     ]
 
 
