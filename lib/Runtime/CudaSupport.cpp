@@ -518,6 +518,10 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
       Times = R.Tracer->finish(Window);
       Gpu.CuptiLoaded = true;
       Source = rt::nameOf(rt::GpuTimeSource::Cupti);
+      // A call that failed after the start (one API kind refused, the
+      // final flush): what the figures below may lack.
+      if (std::string Failure = R.Cupti->failure(); !Failure.empty())
+        appendNote(Gpu, "CUPTI: " + Failure);
       if (Times.DroppedRecords)
         appendNote(Gpu, "CUPTI dropped " +
                             std::to_string(Times.DroppedRecords) +
@@ -550,9 +554,12 @@ void completeGpuTimes(CudaRun &R, RunResult &Result) {
       R.Tracer ? unattributedNote(Times, ScopesRan) : std::string();
   if (!Unattributed.empty())
     appendNote(Gpu, Unattributed);
+  // No kernel at all: the (unscoped) row's 0 is as unknown as the others.
+  bool NoKernels = !Unattributed.empty() && Times.Kernels == 0;
   for (RunResult::Layer &Layer : Result.Layers) {
     auto It = Times.ScopeMs.find(Layer.ScopeId);
-    Layer.GpuMs = Layer.ScopeId < 0           ? Times.UnscopedMs
+    Layer.GpuMs = NoKernels                   ? -1
+                  : Layer.ScopeId < 0         ? Times.UnscopedMs
                   : !Unattributed.empty()     ? -1
                   : It == Times.ScopeMs.end() ? 0
                                               : It->second;

@@ -73,8 +73,18 @@ GpuTimes GpuScopeTimes::times(int Iterations) const {
 }
 
 std::string unattributedNote(const GpuTimes &Times, bool ScopesRan) {
-  if (!ScopesRan || Times.Kernels == 0 || Times.CorrelatedKernels > 0)
+  if (!ScopesRan || Times.CorrelatedKernels > 0)
     return "";
+  // A CUDA run whose layers ran launched kernels: none in the window means
+  // CUPTI delivered none (a failed flush, kernel records not written), and
+  // every row's 0 would be silently wrong.
+  if (Times.Kernels == 0)
+    return "CUPTI delivered no kernel records for the measured iterations (" +
+           std::to_string(Times.ApiRecords) + " API records, " +
+           std::to_string(Times.ExternalRecords) +
+           " external-correlation records, " +
+           std::to_string(Times.DroppedRecords) +
+           " dropped): every row's gpu_ms is unknown, not 0";
   return "CUPTI timed " + std::to_string(Times.Kernels) +
          " kernels but none could be attributed to a layer (" +
          std::to_string(Times.ApiRecords) + " API records, " +

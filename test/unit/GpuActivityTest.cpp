@@ -319,6 +319,28 @@ TEST(GpuActivityTest, KernelsWithoutExternalRecordsGetANote) {
   EXPECT_EQ(unattributedNote(T, false), "") << "a program with no scopes";
 }
 
+TEST(GpuActivityTest, NoKernelRecordsAtAllGetANote) {
+  // CUPTI started, API and external records came, but no kernel record (a
+  // CUPTI that never writes them): the layers' 0 would be silently wrong.
+  FakeCupti Cupti;
+  GpuTracer Tracer(*Cupti.Api);
+  ASSERT_TRUE(Tracer.start());
+  fake_cupti::state().Enabled.erase(cupti_layout::KindConcurrentKernel);
+  Tracer.beginMeasured();
+  Tracer.enterScope(3);
+  Cupti.launch(0, 5000);
+  Tracer.exitScope();
+  Cupti.setNow(10000);
+  Tracer.endMeasured();
+  GpuTimes T = Tracer.finish(1);
+  EXPECT_EQ(T.Kernels, 0u);
+  EXPECT_EQ(unattributedNote(T, true),
+            "CUPTI delivered no kernel records for the measured iterations (1 "
+            "API records, 1 external-correlation records, 0 dropped): every "
+            "row's gpu_ms is unknown, not 0");
+  EXPECT_EQ(unattributedNote(T, false), "") << "a program with no scopes";
+}
+
 TEST(GpuActivityTest, InnermostScopeGetsTheKernel) {
   FakeCupti Cupti;
   GpuTracer Tracer(*Cupti.Api);

@@ -135,8 +135,9 @@ struct GpuTimes {
 };
 
 /// The note for a CUPTI run whose kernels found no scope although scopes
-/// ran (ScopesRan): every kernel would land in (unscoped) silently. Empty
-/// when some kernel was correlated, or none ran.
+/// ran (ScopesRan): every kernel would land in (unscoped) silently; or
+/// that timed no kernel at all (CUPTI delivered none), where every row's 0
+/// would be wrong. Empty when some kernel was correlated, or no scope ran.
 std::string unattributedNote(const GpuTimes &Times, bool ScopesRan);
 
 /// The aggregation: records in, times per scope out. Records arrive on
