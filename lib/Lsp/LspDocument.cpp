@@ -385,6 +385,12 @@ static const LayerMeasure *layerOf(const ProgramState &State,
   return nullptr;
 }
 
+/// A layer's time in an iteration as skyline-hot-layer counts it: its GPU
+/// time where the run measured one, else forward and backward.
+static double layerMs(const LayerMeasure &Layer) {
+  return Layer.GpuMs >= 0 ? Layer.GpuMs : Layer.ForwardMs + Layer.BackwardMs;
+}
+
 /// The measured layer of a call or construction at File:Line.
 static const LayerMeasure *layerAt(const ProgramState &State,
                                    const MeasuredRun &Run, llvm::StringRef File,
@@ -410,9 +416,9 @@ std::optional<std::string> layerHover(const ProgramState &State,
   const LayerMeasure *Layer = layerAt(State, *Run, File, Line, Name);
   if (!Layer)
     return std::nullopt;
-  double Iteration = Run->IterationMs.Median;
-  double Share =
-      Iteration > 0 ? (Layer->ForwardMs + Layer->BackwardMs) / Iteration : 0;
+  // The share as skyline-hot-layer gives it: of the mean iteration.
+  double Iteration = Run->IterationMs.Mean;
+  double Share = Iteration > 0 ? layerMs(*Layer) / Iteration : 0;
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << "**layer** `" << Layer->Name << "` (" << Layer->Type
@@ -440,7 +446,7 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
   if (!Run || !State.Model.BatchSize)
     return Hints;
   const char *Stale = State.MeasuredBeforeChange ? " (before the change)" : "";
-  double Iteration = Run->IterationMs.Median;
+  double Iteration = Run->IterationMs.Mean;
   for (const ModuleCall &Call : State.Model.ModuleCalls) {
     const LayerMeasure *Layer =
         layerOf(State, *Run, Call.Name, Call.File, Call.Line);
@@ -448,11 +454,9 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
       continue;
     Hints.push_back(
         {Call.File, Call.Offset + Call.Length,
-         llvm::formatv(
-             "fwd {0:F2} ms, bwd {1:F2} ms, {2} of the iteration{3}",
-             Layer->ForwardMs, Layer->BackwardMs,
-             formatShare((Layer->ForwardMs + Layer->BackwardMs) / Iteration),
-             Stale)
+         llvm::formatv("fwd {0:F2} ms, bwd {1:F2} ms, {2} of the iteration{3}",
+                       Layer->ForwardMs, Layer->BackwardMs,
+                       formatShare(layerMs(*Layer) / Iteration), Stale)
              .str()});
   }
   const BatchSizeSite &Site = *State.Model.BatchSize;
@@ -472,11 +476,12 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
                          .str()});
   for (const TrainingLoop &Loop : State.Model.TrainingLoops)
     if (Loop.LoopOffset > 0 || Loop.Line == 1)
-      Hints.push_back({Loop.File, Loop.LoopOffset,
-                       llvm::formatv("{0:F2} ms/iteration at batch size {1}{2}",
-                                     Iteration, Run->BatchSize, Stale)
-                           .str(),
-                       false});
+      Hints.push_back(
+          {Loop.File, Loop.LoopOffset,
+           llvm::formatv("{0:F2} ms/iteration at batch size {1}{2}",
+                         Run->IterationMs.Median, Run->BatchSize, Stale)
+               .str(),
+           false});
   return Hints;
 }
 
