@@ -443,8 +443,8 @@ void Server::onDidClose(const mlir::lsp::DidCloseTextDocumentParams &Params) {
   Clear.insert(File);
   for (const std::string &Path : Clear)
     if (auto Uri = URIForFile::fromFile(Path))
-      PublishDiagnostics(
-          json::Object{{"uri", Uri->uri()}, {"diagnostics", json::Array{}}});
+      PublishDiagnostics(json::Object{{"uri", Uri->uri().str()},
+                                      {"diagnostics", json::Array{}}});
     else
       llvm::consumeError(Uri.takeError());
 }
@@ -691,12 +691,13 @@ void Server::publish(const std::string &File, const Analyzed &Result,
                                         {"source", "skyline-lsp"},
                                         {"message", Result.Error}});
   }
-  auto Add = [&](const Finding &F) {
+  // A finding's range in the editor's text; none where its line changed.
+  auto RangeOf = [&](const Finding &F) -> std::optional<json::Value> {
     if (F.At.File.empty())
-      return;
+      return std::nullopt;
     auto Text = Result.Texts.find(F.At.File);
     if (Text == Result.Texts.end())
-      return;
+      return std::nullopt;
     unsigned Begin = Text->second.offsetOf(F.At.Line, F.At.Column);
     LspPosition Start = Text->second.position(Begin);
     LspPosition End = Text->second.position(Begin + F.At.Length);
@@ -704,11 +705,17 @@ void Server::publish(const std::string &File, const Analyzed &Result,
       LineMap Lines(Text->second.text(), Doc.Text);
       std::optional<int> Line = Lines.map(Start.Line);
       if (!Line)
-        return;
+        return std::nullopt;
       End.Line += *Line - Start.Line;
       Start.Line = *Line;
     }
-    json::Object Diagnostic{{"range", rangeJSON(Start, End)},
+    return rangeJSON(Start, End);
+  };
+  auto Add = [&](const Finding &F, llvm::ArrayRef<Finding> Notes) {
+    std::optional<json::Value> Range = RangeOf(F);
+    if (!Range)
+      return;
+    json::Object Diagnostic{{"range", std::move(*Range)},
                             {"severity", severity(F)},
                             {"code", F.Rule},
                             {"source", "skyline-check"},
@@ -716,12 +723,38 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     if (const RuleInfo *Rule = findRule(F.Rule))
       if (!Rule->DocsPage.empty())
         Diagnostic["data"] = json::Object{{"docs", Rule->DocsPage}};
+    // The notes the terminal prints under a warning (where the layer is
+    // made, the learning rate to scale) are its related locations too.
+    json::Array Related;
+    for (const Finding &Note : Notes) {
+      std::optional<json::Value> NoteRange = RangeOf(Note);
+      auto Uri = URIForFile::fromFile(Note.At.File);
+      if (!Uri) {
+        llvm::consumeError(Uri.takeError());
+        continue;
+      }
+      if (NoteRange)
+        Related.push_back(json::Object{
+            {"location", json::Object{{"uri", Uri->uri().str()},
+                                      {"range", std::move(*NoteRange)}}},
+            {"message", Note.Message}});
+    }
+    if (!Related.empty())
+      Diagnostic["relatedInformation"] = std::move(Related);
     ByFile[F.At.File].push_back(std::move(Diagnostic));
   };
   for (const Finding &F : Result.State.StaticNotes)
-    Add(F);
-  for (const Finding &F : Result.State.Measured)
-    Add(F);
+    Add(F, {});
+  const std::vector<Finding> &Measured = Result.State.Measured;
+  for (size_t I = 0; I < Measured.size(); ++I) {
+    size_t End = I + 1;
+    if (Measured[I].Level == DiagLevel::Warning)
+      while (End < Measured.size() && Measured[End].Level == DiagLevel::Note &&
+             Measured[End].Rule == Measured[I].Rule)
+        ++End;
+    Add(Measured[I],
+        llvm::ArrayRef<Finding>(Measured).slice(I + 1, End - I - 1));
+  }
   std::set<std::string> Before;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
@@ -739,7 +772,7 @@ void Server::publish(const std::string &File, const Analyzed &Result,
       llvm::consumeError(Uri.takeError());
       continue;
     }
-    json::Object Params{{"uri", Uri->uri()},
+    json::Object Params{{"uri", Uri->uri().str()},
                         {"diagnostics", std::move(Diagnostics)}};
     if (Path == File)
       Params["version"] = Doc.Version;
@@ -880,7 +913,7 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
     Actions.push_back(
         json::Object{{"title", "Measure the batch sizes (skyline-check)"},
                      {"command", MeasureCommand},
-                     {"arguments", json::Array{Doc.Uri.uri()}}});
+                     {"arguments", json::Array{Doc.Uri.uri().str()}}});
   Reply(std::move(Actions));
 }
 

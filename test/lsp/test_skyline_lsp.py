@@ -82,6 +82,25 @@ async def test_diagnostics_on_open(client, workspace):
     ]
 
 
+async def test_related_locations(client, workspace):
+    # The notes the terminal prints under a warning are its related
+    # locations: where the hot layer is made, the learning rate to scale.
+    got = await open_and_wait(client, workspace)
+    uri = (workspace / "train.cpp").as_uri()
+    related = {d.message[:30]: [(r.location.uri, r.location.range.start.line,
+                                 r.location.range.start.character, r.message)
+                                for r in d.related_information or []]
+               for d in got if d.severity == W}
+    assert related == {
+        "batch size 16 is below the thr": [
+            (uri, 18, 76, "a batch size of 152 may need the learning rate of "
+             "'optimizer' scaled with it: 0.01 x 152/16 = 0.095 (linear "
+             "scaling rule; optional, export with --scale-learning-rate)")],
+        "layer 'fc1' (torch::nn::Linear": [
+            (uri, 6, 33, "'fc1' is constructed here with 784, 512")],
+    }
+
+
 async def test_no_training_program_no_error(client, workspace):
     # A C++ file that trains nothing (most files an editor opens) gets the
     # front end's notes and no error.
