@@ -42,6 +42,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
@@ -152,6 +153,9 @@ int runIn(const std::string &Directory,
   if (Pid < 0)
     return -1;
   if (Pid == 0) {
+    // It ends with the server: an editor that quits leaves no compiler
+    // behind.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     int Out = ::open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int In = ::open("/dev/null", O_RDONLY);
     if (Out < 0 || In < 0 || ::chdir(Directory.c_str()) != 0)
