@@ -4,7 +4,10 @@
 // its MessageHandler dispatches them (an unknown method, or parameters that
 // do not decode, are answered with an error by the handler). Analyses run
 // on one worker thread, so hovers, hints and actions answer from the latest
-// results at once while a parse runs.
+// results at once while a parse runs; after a source's first analysis the
+// worker precompiles its system includes (a preamble) for the next ones.
+// The measure command runs skyline-check as a child process on a thread of
+// its own, its progress lines reported as work-done progress.
 //
 //===----------------------------------------------------------------------===//
 
