@@ -101,6 +101,45 @@ async def test_related_locations(client, workspace):
     }
 
 
+def open_raw(workspace, name="train.cpp"):
+    """A server on workspace with the mock flags, the file opened; its
+    first diagnostics."""
+    client = RawClient(workspace)
+    path = workspace / name
+    client.send(
+        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
+                          "initializationOptions": {
+                              "arguments": ["--"] + MOCK_FLAGS}}}) +
+        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+               "params": {"textDocument": {
+                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
+                   "text": path.read_text()}}}))
+    published = client.receive_until(
+        lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                frame({"jsonrpc": "2.0", "method": "exit"}))
+    assert client.server.wait(timeout=60) == 0
+    return published["params"]["diagnostics"]
+
+
+def test_skyline_yaml_as_on_the_command_line(workspace):
+    # The nearest .skyline.yaml above the source sets the rules' options:
+    # at a 60% share fc1 (56%) is no hot layer.
+    (workspace / ".skyline.yaml").write_text("hot-layer-share: 60\n")
+    codes = [d["code"] for d in open_raw(workspace) if d["severity"] == 2]
+    assert codes == ["skyline-batch-size"]
+    # A bad one is an error naming the file, as skyline-check says it.
+    (workspace / ".skyline.yaml").write_text("hot-layer-shares: 60\n")
+    (error,) = open_raw(workspace)
+    assert error["severity"] == 1
+    assert error["range"]["start"] == {"line": 0, "character": 0}
+    assert error["message"] == (
+        "unknown option 'hot-layer-shares' in config file '%s' (keys are "
+        "long option names, like memory-margin)" %
+        (workspace / ".skyline.yaml"))
+
+
 async def test_no_training_program_no_error(client, workspace):
     # A C++ file that trains nothing (most files an editor opens) gets the
     # front end's notes and no error.
