@@ -309,6 +309,8 @@ private:
 
   void schedule(const std::string &File);
   void buildPreamble(const Analyzed &Result);
+  /// The compile-command warnings already shown (the worker's only).
+  std::set<std::string> SetupWarned;
   /// Preambles that failed to build or load (the worker's only).
   std::set<std::string> BadPreambles;
   void work();
@@ -574,6 +576,17 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     Result->Error = llvm::toString(Setup.takeError());
     return Done();
   }
+  // Said once a session (each file would say the same): the fallback flags
+  // may parse the program differently from its build.
+  for (const std::string &Warning : Setup->Warnings) {
+    Logger::info("{0}", Warning);
+    if (SetupWarned.insert(Warning.substr(0, Warning.find(" for "))).second)
+      ShowMessage(json::Object{
+          {"type", 2},
+          {"message",
+           "skyline-lsp: " + Warning +
+               " (initializationOptions.compilationDatabase names it)"}});
+  }
   // The program's leading system #includes, precompiled once: an analysis
   // after a save then parses the program's own code only.
   std::string Pch;
@@ -643,8 +656,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
       return Shown.str();
     return Path.str();
   });
-  for (const std::string &Warning : Setup->Warnings)
-    Logger::info("{0}", Warning);
   for (const std::string &Path : State.Model.Files)
     if (auto Buffer = readSourceBuffer(Path))
       Result->Texts.try_emplace(Path, Buffer->getBuffer().str());

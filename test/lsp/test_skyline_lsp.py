@@ -140,6 +140,40 @@ def test_skyline_yaml_as_on_the_command_line(workspace):
         (workspace / ".skyline.yaml"))
 
 
+def test_no_database_said_once(workspace):
+    # Without -p, flags or a compile_commands.json above the source, the
+    # command line's fallback is used and the editor is told, once.
+    for name in ("train.cpp", "other.cpp"):
+        (workspace / name).write_text("int main() {}\n")
+    client = RawClient(workspace)
+    client.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"capabilities": {},
+                                  "rootUri": workspace.as_uri()}}))
+    messages = []
+    for name in ("train.cpp", "other.cpp"):
+        path = workspace / name
+        client.send(frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                           "params": {"textDocument": {
+                               "uri": path.as_uri(), "languageId": "cpp",
+                               "version": 1, "text": path.read_text()}}}))
+        while True:
+            message = client.receive()
+            if message.get("method") == "window/showMessage":
+                messages.append(message["params"])
+            if message.get("method") == "textDocument/publishDiagnostics":
+                break
+    client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                frame({"jsonrpc": "2.0", "method": "exit"}))
+    assert client.server.wait(timeout=60) == 0
+    assert messages == [{
+        "type": 2,
+        "message": "skyline-lsp: no compilation database found for '%s'; "
+                   "using C++17 and the LibTorch headers skyline-check was "
+                   "built with (give -p BUILD_DIR or flags after -- to use "
+                   "the program's own) (initializationOptions."
+                   "compilationDatabase names it)" % (workspace / "train.cpp")}]
+
+
 async def test_no_training_program_no_error(client, workspace):
     # A C++ file that trains nothing (most files an editor opens) gets the
     # front end's notes and no error.
