@@ -5,8 +5,10 @@
 # the figures are exact and the same as the command line's.
 import json
 import os
+import pathlib
 import shutil
 import subprocess
+import tempfile
 
 import pytest
 from lsprotocol import types
@@ -140,9 +142,15 @@ def test_skyline_yaml_as_on_the_command_line(workspace):
         (workspace / ".skyline.yaml"))
 
 
-def test_no_database_said_once(workspace):
+def test_no_database_said_once():
     # Without -p, flags or a compile_commands.json above the source, the
-    # command line's fallback is used and the editor is told, once.
+    # command line's fallback is used and the editor is told, once. (In the
+    # system's temporary directory: CTest's is below the build's database.)
+    with tempfile.TemporaryDirectory() as directory:
+        no_database(pathlib.Path(directory))
+
+
+def no_database(workspace):
     for name in ("train.cpp", "other.cpp"):
         (workspace / name).write_text("int main() {}\n")
     client = RawClient(workspace)
