@@ -9,6 +9,9 @@
 #ifndef SKYLINE_PROGRAMMODEL_H
 #define SKYLINE_PROGRAMMODEL_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -215,6 +218,13 @@ struct ProgramModel {
   std::map<std::string, std::string> FileSha256;
   std::vector<std::string> Warnings;
 };
+
+/// Every file path Model holds (sources, sites, calls, loops, the files and
+/// their digests' keys, a module's "file:line" registration) replaced by
+/// Map's answer; empty paths are left empty. One walk, so that a path added
+/// to the model is shown and resolved alike everywhere.
+void rewritePaths(ProgramModel &Model,
+                  llvm::function_ref<std::string(llvm::StringRef)> Map);
 
 } // namespace skyline
 

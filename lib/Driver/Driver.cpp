@@ -57,51 +57,7 @@ public:
     return It == Given.end() ? Path.str() : It->second;
   }
   void apply(ProgramModel &Model) const {
-    auto Fix = [&](std::string &Path) {
-      if (!Path.empty())
-        Path = (*this)(Path);
-    };
-    auto FixSite = [&](BatchSizeSite &Site) {
-      Fix(Site.Literal.File);
-      for (TextEdit &Edit : Site.OverrideEdits)
-        Fix(Edit.Range.File);
-      for (UseStep &Step : Site.Chain)
-        Fix(Step.File);
-    };
-    for (std::string &Source : Model.Sources)
-      Fix(Source);
-    if (Model.BatchSize)
-      FixSite(*Model.BatchSize);
-    for (BatchSizeSite &Site : Model.OtherBatchSizes)
-      FixSite(Site);
-    for (ModuleSite &M : Model.Modules) {
-      Fix(M.File);
-      if (size_t Colon = M.RegisteredAt.rfind(':'); Colon != std::string::npos)
-        M.RegisteredAt = (*this)(M.RegisteredAt.substr(0, Colon)) +
-                         M.RegisteredAt.substr(Colon);
-    }
-    for (ModuleCall &Call : Model.ModuleCalls)
-      Fix(Call.File);
-    for (SourceSpan &Save : Model.SaveCalls)
-      Fix(Save.File);
-    for (std::string &File : Model.Files)
-      Fix(File);
-    std::map<std::string, std::string> Digests;
-    for (const auto &[File, Digest] : Model.FileSha256)
-      Digests[(*this)(File)] = Digest;
-    Model.FileSha256 = std::move(Digests);
-    for (TrainingLoop &Loop : Model.TrainingLoops) {
-      Fix(Loop.File);
-      for (OptimizerSite &Opt : Loop.Optimizers) {
-        Fix(Opt.File);
-        if (Opt.LearningRate)
-          Fix(Opt.LearningRate->File);
-      }
-      for (auto *Calls :
-           {&Loop.ZeroGradCalls, &Loop.BackwardCalls, &Loop.StepCalls})
-        for (CallSite &Call : *Calls)
-          Fix(Call.File);
-    }
+    rewritePaths(Model, [&](llvm::StringRef Path) { return (*this)(Path); });
   }
 
 private:

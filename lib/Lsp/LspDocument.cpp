@@ -161,42 +161,14 @@ bool reportDescribes(const SavedReport &Report, llvm::StringRef Source,
 }
 
 void makeReportPathsAbsolute(SavedReport &Report, llvm::StringRef BaseDir) {
-  ProgramModel &M = Report.Program;
-  auto Fix = [&](std::string &Path) { Path = absoluteFrom(BaseDir, Path); };
-  auto FixSite = [&](BatchSizeSite &Site) {
-    Fix(Site.Literal.File);
-    for (TextEdit &Edit : Site.OverrideEdits)
-      Fix(Edit.Range.File);
-    for (UseStep &Step : Site.Chain)
-      Fix(Step.File);
+  auto Absolute = [&](llvm::StringRef Path) {
+    return absoluteFrom(BaseDir, Path);
   };
-  for (std::string &S : M.Sources)
-    Fix(S);
-  if (M.BatchSize)
-    FixSite(*M.BatchSize);
-  for (BatchSizeSite &Site : M.OtherBatchSizes)
-    FixSite(Site);
-  for (ModuleSite &Site : M.Modules)
-    Fix(Site.File);
-  for (ModuleCall &Call : M.ModuleCalls)
-    Fix(Call.File);
-  for (std::string &F : M.Files)
-    Fix(F);
-  std::map<std::string, std::string> Digests;
-  for (const auto &[File, Digest] : M.FileSha256)
-    Digests[absoluteFrom(BaseDir, File)] = Digest;
-  M.FileSha256 = std::move(Digests);
-  for (TrainingLoop &Loop : M.TrainingLoops) {
-    Fix(Loop.File);
-    for (OptimizerSite &Opt : Loop.Optimizers) {
-      Fix(Opt.File);
-      if (Opt.LearningRate)
-        Fix(Opt.LearningRate->File);
-    }
-  }
+  rewritePaths(Report.Program, Absolute);
   for (MeasuredRun &Run : Report.Measured.Runs)
     for (LayerMeasure &Layer : Run.Layers)
-      Fix(Layer.File);
+      if (!Layer.File.empty())
+        Layer.File = Absolute(Layer.File);
 }
 
 static bool sameSpan(const SourceSpan &A, const SourceSpan &B) {
