@@ -26,6 +26,19 @@ std::string sha256Hex(llvm::StringRef Text);
 std::optional<std::string> sha256OfFile(llvm::StringRef Path,
                                         uint64_t MaxBytes = MaxSourceBytes);
 
+/// The caches' one key scheme (the runtime's, the front end's model, the
+/// measurements): named values, each with its length, so that no two lists
+/// of values give the same text, and the SHA-256 of that text.
+class CacheKey {
+public:
+  CacheKey &add(llvm::StringRef Name, llvm::StringRef Value);
+  /// The SHA-256 of what was added, as 64 lowercase hex digits.
+  std::string hex() const { return sha256Hex(Inputs); }
+
+private:
+  std::string Inputs;
+};
+
 } // namespace skyline
 
 #endif // SKYLINE_FILEHASH_H

@@ -17,6 +17,7 @@
 #include "skyline/Rules.h"
 #include "skyline/RunReport.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
@@ -84,23 +85,30 @@ struct ProgramState {
   std::string ReportPath;
   std::optional<Analysis> Predicted;
   std::vector<Finding> Measured;
-  /// The program's files changed since it was measured (their SHA-256
-  /// differ from the report's): the findings say so.
-  bool MeasuredBeforeChange = false;
+  /// What changed since the program was measured, in keyChanges' order
+  /// (MeasurementStore.h): "sources" (the files' SHA-256 differ from the
+  /// report's), "compile flags", "LibTorch", "device". The findings say so.
+  std::vector<std::string> Changes;
+  bool MeasuredBeforeChange = false; // Changes is not empty
+  bool SourcesChanged = false;       // the report's offsets are stale
 };
 
-/// The suffix a measured finding from a report made before the code changed
-/// carries in its message.
-constexpr const char *MeasuredBeforeChangeNote =
-    " (measured before the change)";
+/// The suffix a measured finding carries in its message when the
+/// measurement was made before Changes (none when nothing changed):
+/// " (measured before the change: sources, compile flags)".
+std::string measuredBeforeChangeNote(llvm::ArrayRef<std::string> Changes);
 
 /// Fills the measured half of State from a report of this program:
 /// the Model stage and the rules as `--from-report` runs them, the findings
 /// moved onto the current code where their place moved (the batch-size
 /// literal, a layer's call or construction, an optimizer's learning rate)
 /// and, when the files changed since, marked and without fix-its.
+/// KeyChanges: what else changed since (keyChanges of the report's key and
+/// the program's now, without "sources", which the files' digests decide
+/// here); those findings are marked too, and keep their fix-its.
 void loadMeasurement(ProgramState &State, SavedReport Report,
-                     llvm::StringRef ReportPath);
+                     llvm::StringRef ReportPath,
+                     llvm::ArrayRef<std::string> KeyChanges = {});
 
 /// Whether Report describes the program of Source (an absolute path): one
 /// of its sources is Source, relative paths taken from BaseDir.

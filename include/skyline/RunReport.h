@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,12 +28,31 @@ namespace skyline {
 
 constexpr int ReportSchemaVersion = 2;
 
+/// What decides a measurement besides the batch sizes: each part a SHA-256
+/// in hex (MeasurementStore.h makes them), the device as --device named it.
+/// Two measurements with equal keys measured the same program the same way.
+struct MeasurementKey {
+  std::string Sources;  // the program's files and their SHA-256
+  std::string Flags;    // the compile commands of its sources
+  std::string LibTorch; // the LibTorch it was built against
+  std::string Device;   // auto, cpu or cuda
+  bool operator==(const MeasurementKey &Other) const {
+    return Sources == Other.Sources && Flags == Other.Flags &&
+           LibTorch == Other.LibTorch && Device == Other.Device;
+  }
+  bool operator!=(const MeasurementKey &Other) const {
+    return !(*this == Other);
+  }
+};
+
 struct SavedReport {
   int SchemaVersion = ReportSchemaVersion;
   std::string SkylineVersion;
   ProgramModel Program;
   Measurement Measured;
   double BuildSeconds = 0;
+  /// None in a report written before keys were kept.
+  std::optional<MeasurementKey> Key;
 };
 
 /// Gives each layer row the name, file, line and type of its scope.

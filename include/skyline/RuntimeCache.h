@@ -35,6 +35,15 @@ llvm::ArrayRef<const char *> runtimeSources();
 /// is set but empty, or none of them is set.
 std::string runtimeCacheRoot();
 
+/// What tells one LibTorch from another: its CMake directory's real path
+/// and the text of its include/torch/version.h (empty when unreadable).
+/// The runtime's key and a measurement's (MeasurementStore.h) use it.
+struct TorchIdentity {
+  std::string Directory;
+  std::string VersionHeader;
+};
+TorchIdentity torchIdentity(llvm::StringRef TorchDir);
+
 /// The cache key of the runtime built against TorchDir: the SHA-256 of the
 /// runtime's files and of what the compiler would be given, in hex.
 std::string runtimeCacheKey(llvm::StringRef TorchDir);

@@ -234,11 +234,18 @@ llvm::Error compileRuntime(llvm::StringRef TorchDir, const std::string &Scratch,
 
 } // namespace
 
+TorchIdentity torchIdentity(llvm::StringRef TorchDir) {
+  TorchIdentity Identity;
+  Identity.Directory = realPath(TorchDir);
+  Identity.VersionHeader =
+      fileText(Identity.Directory + "/../../../include/torch/version.h");
+  return Identity;
+}
+
 std::string runtimeCacheKey(llvm::StringRef TorchDir) {
-  std::string Inputs;
+  CacheKey Key;
   auto Add = [&](llvm::StringRef Name, llvm::StringRef Value) {
-    Inputs += Name.str() + "\n" + std::to_string(Value.size()) + "\n" +
-              Value.str() + "\n";
+    Key.add(Name, Value);
   };
   for (llvm::StringRef Source : runtimeSources()) {
     std::string Path =
@@ -249,13 +256,13 @@ std::string runtimeCacheKey(llvm::StringRef TorchDir) {
     Add(Header, fileText(Header));
   // What the entry holds follows the project (the Torch settings came later).
   Add("project", projectText());
-  std::string Torch = realPath(TorchDir);
-  Add("torch", Torch);
-  Add("torch version", fileText(Torch + "/../../../include/torch/version.h"));
+  TorchIdentity Torch = torchIdentity(TorchDir);
+  Add("torch", Torch.Directory);
+  Add("torch version", Torch.VersionHeader);
   Add("compiler", compilerIdentity());
   const char *Flags = std::getenv("CXXFLAGS");
   Add("CXXFLAGS", Flags ? Flags : "");
-  return sha256Hex(Inputs);
+  return Key.hex();
 }
 
 llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,

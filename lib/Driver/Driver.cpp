@@ -10,6 +10,7 @@
 #include "skyline/FrontendCache.h"
 #include "skyline/HtmlReport.h"
 #include "skyline/Instrument.h"
+#include "skyline/MeasurementStore.h"
 #include "skyline/Model.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/ProgramModelYAML.h"
@@ -278,6 +279,8 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   Report.Program = Model;
   Report.Measured = std::move(*Measured);
   Report.BuildSeconds = Built->Seconds;
+  Report.Key =
+      measurementKey(Database, Model, Built->TorchDir, Options.Measure.Device);
   return Report;
 }
 
@@ -448,13 +451,12 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
     return ExitToolError;
   }
-  // The latest measurement stays in the work directory, where skyline-lsp
-  // finds it (docs/editors.md); it is a cache, so failing to keep it only
-  // warns.
+  // The measurement stays in the work directory, by its key and as the
+  // latest, where skyline-lsp finds it (docs/editors.md); it is a cache, so
+  // failing to keep it only warns.
   if (Options.FromReport.empty())
-    if (llvm::Error E =
-            writeFileAtomically(latestReportPath(defaultWorkDir(Options)),
-                                reportToYAML(Report, &Model)))
+    if (llvm::Error E = keepMeasurement(
+            defaultWorkDir(Options), reportToYAML(Report, &Model), Report.Key))
       ErrPrinter.printPlain(DiagLevel::Warning,
                             "the work directory's report was not kept: " +
                                 llvm::toString(std::move(E)));

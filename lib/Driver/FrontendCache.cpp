@@ -73,10 +73,9 @@ bool systemFilesUnchanged(const YAML::Node &Files) {
 std::string frontendCacheKey(const clang::tooling::CompilationDatabase &DB,
                              llvm::ArrayRef<std::string> Sources,
                              const FrontendOptions &Options) {
-  std::string Inputs;
+  CacheKey Key;
   auto Add = [&](llvm::StringRef Name, llvm::StringRef Value) {
-    Inputs += Name.str() + "\n" + std::to_string(Value.size()) + "\n" +
-              Value.str() + "\n";
+    Key.add(Name, Value);
   };
   Add("version", SKYLINE_VERSION);
   Add("executable", selfIdentity());
@@ -89,7 +88,7 @@ std::string frontendCacheKey(const clang::tooling::CompilationDatabase &DB,
       Add("command", llvm::join(Command.CommandLine, "\n"));
     }
   }
-  return sha256Hex(Inputs);
+  return Key.hex();
 }
 
 std::optional<ProgramModel> readCachedProgram(llvm::StringRef Path,

@@ -6,6 +6,7 @@
 #include "skyline/Units.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -212,18 +213,33 @@ static bool needsWholeBatches(const ProgramModel &Program) {
   });
 }
 
+std::string measuredBeforeChangeNote(llvm::ArrayRef<std::string> Changes) {
+  if (Changes.empty())
+    return "";
+  return " (measured before the change: " + llvm::join(Changes, ", ") + ")";
+}
+
 void loadMeasurement(ProgramState &State, SavedReport Report,
-                     llvm::StringRef ReportPath) {
+                     llvm::StringRef ReportPath,
+                     llvm::ArrayRef<std::string> KeyChanges) {
   State.ReportPath = ReportPath.str();
   State.Measured.clear();
-  State.MeasuredBeforeChange = false;
+  State.SourcesChanged = false;
   for (const auto &[File, Digest] : Report.Program.FileSha256) {
     auto Now = State.Model.FileSha256.find(File);
     if (Now == State.Model.FileSha256.end() || Now->second != Digest)
-      State.MeasuredBeforeChange = true;
+      State.SourcesChanged = true;
   }
   if (Report.Program.FileSha256.empty())
-    State.MeasuredBeforeChange = true; // nothing ties it to this text
+    State.SourcesChanged = true; // nothing ties it to this text
+  State.Changes.clear();
+  if (State.SourcesChanged)
+    State.Changes.push_back("sources");
+  for (const std::string &Change : KeyChanges)
+    if (Change != "sources")
+      State.Changes.push_back(Change);
+  State.MeasuredBeforeChange = !State.Changes.empty();
+  std::string Note = measuredBeforeChangeNote(State.Changes);
   const ProgramModel &Then = Report.Program;
   int64_t Declared = Then.BatchSize ? Then.BatchSize->Value : 0;
   ModelOptions Options = State.Rules.Model;
@@ -233,7 +249,8 @@ void loadMeasurement(ProgramState &State, SavedReport Report,
     State.Measured =
         runRules({Then, Report.Measured, *State.Predicted, State.Rules});
   for (Finding &F : State.Measured) {
-    if (!State.MeasuredBeforeChange)
+    F.Message += Note;
+    if (!State.SourcesChanged)
       continue;
     // The report's offsets hold for the text it was made from: each
     // finding goes where its place is now, and its fix-it, made for the
@@ -241,7 +258,6 @@ void loadMeasurement(ProgramState &State, SavedReport Report,
     if (std::optional<SourceSpan> Moved = moveOnto(F.At, Then, State.Model))
       F.At = *Moved;
     F.Edits.clear();
-    F.Message += MeasuredBeforeChangeNote;
   }
   State.Report = std::move(Report);
 }
@@ -332,7 +348,8 @@ std::string batchSizeHover(const ProgramState &State) {
     OS << "; no suggestion: " << A.NoSuggestionReason;
   OS << ".";
   if (State.MeasuredBeforeChange)
-    OS << "\n\n*Measured before the change* (" << State.ReportPath << ").";
+    OS << "\n\n*Measured before the change:* "
+       << llvm::join(State.Changes, ", ") << " (" << State.ReportPath << ").";
   return Text;
 }
 
@@ -342,14 +359,14 @@ std::string batchSizeHover(const ProgramState &State) {
 static const LayerMeasure *layerOf(const ProgramState &State,
                                    const MeasuredRun &Run, llvm::StringRef Name,
                                    llvm::StringRef File, unsigned Line) {
-  if (!State.MeasuredBeforeChange)
+  if (!State.SourcesChanged)
     for (const LayerMeasure &Layer : Run.Layers)
       if (Layer.Name == Name && Layer.File == File && Layer.Line == Line)
         return &Layer;
   bool IsCall = llvm::any_of(State.Model.ModuleCalls, [&](const ModuleCall &C) {
     return C.File == File && C.Line == Line;
   });
-  if (IsCall && !State.MeasuredBeforeChange)
+  if (IsCall && !State.SourcesChanged)
     return nullptr; // a call the runs did not measure (outside the loop)
   for (const LayerMeasure &Layer : Run.Layers)
     if (Layer.Name == Name)
@@ -408,7 +425,8 @@ std::optional<std::string> layerHover(const ProgramState &State,
      << " |\n"
      << "| weights | " << formatBytes(Layer->WeightBytes) << " |\n";
   if (State.MeasuredBeforeChange)
-    OS << "\n*Measured before the change* (" << State.ReportPath << ").";
+    OS << "\n*Measured before the change:* " << llvm::join(State.Changes, ", ")
+       << " (" << State.ReportPath << ").";
   return Text;
 }
 

@@ -13,12 +13,14 @@
 
 #include "skyline/LspServer.h"
 
+#include "skyline/Build.h"
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
 #include "skyline/FileHash.h"
 #include "skyline/Frontend.h"
 #include "skyline/InputFile.h"
 #include "skyline/LspDocument.h"
+#include "skyline/MeasurementStore.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/Rules.h"
 #include "skyline/RunReport.h"
@@ -29,7 +31,9 @@
 #include "mlir/Tools/lsp-server-support/Transport.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
@@ -240,6 +244,7 @@ public:
         "textDocument/publishDiagnostics");
     ShowMessage =
         Handler.outgoingNotification<json::Value>("window/showMessage");
+    LogMessage = Handler.outgoingNotification<json::Value>("window/logMessage");
     RefreshHints = Handler.outgoingRequest<json::Value, RawParams>(
         "workspace/inlayHint/refresh",
         [](json::Value, llvm::Expected<RawParams> Reply) {
@@ -331,6 +336,7 @@ private:
   const LspServerOptions &Options;
   mlir::lsp::OutgoingNotification<json::Value> PublishDiagnostics;
   mlir::lsp::OutgoingNotification<json::Value> ShowMessage;
+  mlir::lsp::OutgoingNotification<json::Value> LogMessage;
   mlir::lsp::OutgoingRequest<json::Value> RefreshHints;
   mlir::lsp::OutgoingNotification<json::Value> Progress;
   mlir::lsp::OutgoingRequest<json::Value> CreateProgress;
@@ -679,11 +685,11 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     return Done();
   }
 
-  // The latest measurement: the report the client names, else the one each
-  // measured run leaves in its work directory.
-  std::string ReportPath = ReportOption.empty()
-                               ? latestReportPath(workDirectoryFor(*Parsed))
-                               : ReportOption;
+  // The measurement: the report the client names, else the one the work
+  // directory keeps under the program's key now, else its latest.
+  std::string WorkDir = workDirectoryFor(*Parsed);
+  std::string ReportPath =
+      ReportOption.empty() ? latestReportPath(WorkDir) : ReportOption;
   if (llvm::sys::fs::exists(ReportPath)) {
     auto Report = readReport(ReportPath);
     if (!Report) {
@@ -693,8 +699,45 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     // Relative paths in a report are from where skyline-check ran, as
     // --from-report reads them: the workspace.
     makeReportPathsAbsolute(*Report, Root);
+    // The program's key as it is now, for the files the report describes.
+    auto TorchDir = findTorchDir(Parsed->TorchDir, Parsed->BuildPath);
+    std::string Torch = TorchDir ? *TorchDir : "";
+    if (!TorchDir)
+      llvm::consumeError(TorchDir.takeError());
+    MeasurementKey Now = currentMeasurementKey(
+        *Setup->Database, Report->Program, Torch, Parsed->Measure.Device);
+    if (ReportOption.empty() && Report->Key != Now) {
+      std::string Kept = keptReportPath(WorkDir, Now);
+      if (llvm::sys::fs::exists(Kept)) {
+        auto Exact = readReport(Kept);
+        if (!Exact) {
+          Logger::error("{0}", llvm::toString(Exact.takeError()));
+        } else if (Exact->Key == Now) {
+          makeReportPathsAbsolute(*Exact, Root);
+          Report = std::move(Exact);
+          ReportPath = Kept;
+        }
+      }
+    }
+    std::vector<std::string> Changes;
+    if (Report->Key)
+      Changes = keyChanges(*Report->Key, Now);
+    LogMessage(json::Object{
+        {"type", 4},
+        {"message",
+         llvm::formatv("skyline-lsp: {0}: measurement {1}{2}; the program's "
+                       "key now: {3} (sources {4}, compile_flags {5}, "
+                       "libtorch {6}, device {7})",
+                       File, ReportPath,
+                       !Report->Key ? std::string(" (written without a key)")
+                       : Changes.empty() ? std::string(" (the same key)")
+                                         : " (measured before the change: " +
+                                               llvm::join(Changes, ", ") + ")",
+                       keyName(Now), Now.Sources, Now.Flags, Now.LibTorch,
+                       Now.Device)
+             .str()}});
     if (reportDescribes(*Report, File, Root))
-      loadMeasurement(State, std::move(*Report), ReportPath);
+      loadMeasurement(State, std::move(*Report), ReportPath, Changes);
   }
   return Done();
 }

@@ -440,6 +440,14 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
       << M.TimeBudgetSeconds;
   Out << YAML::Key << "time_budget_spent" << YAML::Value << M.TimeBudgetSpent
       << YAML::EndMap;
+  if (const std::optional<MeasurementKey> &Key = Report.Key) {
+    Out << YAML::Key << "measured_with" << YAML::Value << YAML::BeginMap;
+    Out << YAML::Key << "sources" << YAML::Value << Key->Sources;
+    Out << YAML::Key << "compile_flags" << YAML::Value << Key->Flags;
+    Out << YAML::Key << "libtorch" << YAML::Value << Key->LibTorch;
+    Out << YAML::Key << "device" << YAML::Value << Key->Device;
+    Out << YAML::EndMap;
+  }
   if (M.LargerThanTheData)
     Out << YAML::Key << "larger_than_the_data" << YAML::Value
         << M.LargerThanTheData;
@@ -488,6 +496,22 @@ void readEnvironment(const YamlFields &Root, SavedReport &Report) {
   Report.BuildSeconds = Time.number<double>("build_seconds", Least::Zero);
   M.TimeBudgetSeconds = Time.number<double>("time_budget_seconds", Least::Zero);
   M.TimeBudgetSpent = Time.get<bool>("time_budget_spent");
+  if (Root["measured_with"]) {
+    YamlFields With = Root.sub("measured_with");
+    MeasurementKey Key;
+    Key.Sources = With.get<std::string>("sources");
+    Key.Flags = With.get<std::string>("compile_flags");
+    Key.LibTorch = With.get<std::string>("libtorch");
+    Key.Device = With.get<std::string>("device");
+    for (auto [Name, Value] :
+         {std::pair<const char *, const std::string *>{"sources", &Key.Sources},
+          {"compile_flags", &Key.Flags},
+          {"libtorch", &Key.LibTorch},
+          {"device", &Key.Device}})
+      if (Value->empty())
+        throw BadValue{With.key(Name), "is missing; it must be a string"};
+    Report.Key = std::move(Key);
+  }
   M.LargerThanTheData =
       Root.number<int64_t>("larger_than_the_data", Least::Zero);
   M.FirstFailure = Root.number<int64_t>("first_failure", Least::Zero);

@@ -26,4 +26,10 @@ std::optional<std::string> sha256OfFile(llvm::StringRef Path,
   return sha256Hex(*Text);
 }
 
+CacheKey &CacheKey::add(llvm::StringRef Name, llvm::StringRef Value) {
+  Inputs += Name.str() + "\n" + std::to_string(Value.size()) + "\n" +
+            Value.str() + "\n";
+  return *this;
+}
+
 } // namespace skyline

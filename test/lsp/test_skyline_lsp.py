@@ -318,7 +318,7 @@ async def test_code_action_sets_batch_size(client, workspace):
             "train 99% faster (30% to 203%, 90% interval; 4444 -> 8837 "
             "samples/s) with 2.40 MiB peak memory of 3.43 MiB usable "
             "(extrapolated outside the sizes measured) (measured before the "
-            "change)") in messages
+            "change: sources)") in messages
 
 
 def frame(message):

@@ -152,8 +152,11 @@ TEST(LspDocumentTest, AReportOfOlderTextIsMarkedAndMovedOntoTheCode) {
   ASSERT_FALSE(Now.Measured.empty());
   for (const Finding &F : Now.Measured) {
     EXPECT_TRUE(F.Edits.empty()) << F.Message;
-    EXPECT_NE(F.Message.find(MeasuredBeforeChangeNote), std::string::npos);
+    llvm::StringRef Message(F.Message);
+    EXPECT_TRUE(Message.ends_with(" (measured before the change: sources)"))
+        << F.Message;
   }
+  EXPECT_EQ(Now.Changes, std::vector<std::string>{"sources"});
   EXPECT_EQ(Now.Measured.front().At.Line, 5u); // the literal, moved
   const Finding *Hot = nullptr;
   for (const Finding &F : Now.Measured)
@@ -165,6 +168,36 @@ TEST(LspDocumentTest, AReportOfOlderTextIsMarkedAndMovedOntoTheCode) {
   std::vector<BatchSizeAction> Actions = batchSizeActions(Now);
   ASSERT_FALSE(Actions.empty());
   EXPECT_EQ(Actions[0].Fix.Edits[0].Range.Line, 5u);
+}
+
+TEST(LspDocumentTest, AReportWithOtherFlagsIsMarkedButKeepsItsPlaces) {
+  std::string Code = readInput("reports/train.cpp");
+  ProgramState State = stateOf(Code);
+  SavedReport Report = reportOf(State.Model);
+  // The same text measured with other flags and LibTorch: the places and
+  // fix-its hold, the figures may not.
+  loadMeasurement(State, std::move(Report), "report.yaml",
+                  {"sources", "compile flags", "LibTorch"});
+  EXPECT_TRUE(State.MeasuredBeforeChange);
+  EXPECT_FALSE(State.SourcesChanged);
+  EXPECT_EQ(State.Changes,
+            (std::vector<std::string>{"compile flags", "LibTorch"}));
+  ASSERT_FALSE(State.Measured.empty());
+  const Finding &Suggestion = State.Measured.front();
+  EXPECT_EQ(Suggestion.At.Line, 3u);
+  ASSERT_EQ(Suggestion.Edits.size(), 1u);
+  EXPECT_EQ(Suggestion.Edits[0].Text, "152");
+  EXPECT_TRUE(llvm::StringRef(Suggestion.Message)
+                  .ends_with(" (measured before the change: compile flags, "
+                             "LibTorch)"))
+      << Suggestion.Message;
+  EXPECT_NE(batchSizeHover(State).find(
+                "*Measured before the change:* compile flags, LibTorch "
+                "(report.yaml)."),
+            std::string::npos);
+  EXPECT_EQ(measuredBeforeChangeNote({}), "");
+  EXPECT_EQ(measuredBeforeChangeNote({"device"}),
+            " (measured before the change: device)");
 }
 
 TEST(LspDocumentTest, ReportPathsAreTakenFromTheWorkspace) {
