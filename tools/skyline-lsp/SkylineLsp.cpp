@@ -17,6 +17,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdio>
@@ -38,6 +39,12 @@ static const char Usage[] =
     "skyline.measure command runs (default: the one beside skyline-lsp).\n";
 
 int main(int Argc, char **Argv) {
+  // A crash prints its stack to stderr, the client's log. LLVM's signal
+  // handlers are registered here, on the main thread, and not by the first
+  // file written from the worker (RemoveFileOnSignal): the registering
+  // thread gets LLVM's alternate signal stack, which AddressSanitizer then
+  // fails to unmap when that thread ends.
+  llvm::sys::PrintStackTraceOnErrorSignal(Argv[0]);
   LspServerOptions Options;
   // The skyline-check installed beside this binary measures.
   std::string Self = llvm::sys::fs::getMainExecutable(
