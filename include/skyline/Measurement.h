@@ -96,6 +96,9 @@ struct MeasuredRun {
   /// Every timing run's median in the order they ran, the kept one among
   /// them; empty in an older result.
   std::vector<double> TimingRunMedians;
+  /// The size's first timing run was a probe (Sweep.h): a few iterations
+  /// and no breakdown run, at a size far past the decision.
+  bool Probed = false;
   /// The program returned before the run stopped it; its figures come from
   /// the iterations it measured.
   bool EndedEarly = false;
@@ -185,6 +188,10 @@ struct Measurement {
   std::vector<std::string> Problems;
   double TimeBudgetSeconds = 0; // 0: none
   bool TimeBudgetSpent = false; // batch sizes were left out for it
+  /// Every run's process, those that measured nothing (a size that failed
+  /// or whose data ended first) and the dynamic-malloc run included; 0 in
+  /// an older report (totalRunSeconds then adds the runs' own).
+  double RunSeconds = 0;
   /// The smallest size left out because each of its iterations was a whole
   /// epoch: the dataset holds fewer samples than this. 0: none was seen.
   int64_t LargerThanTheData = 0;
@@ -195,6 +202,17 @@ struct Measurement {
   /// 0: none failed.
   int64_t FirstFailure = 0;
 };
+
+/// The seconds M's runs took: RunSeconds, or in an older report the kept
+/// runs' own.
+inline double totalRunSeconds(const Measurement &M) {
+  if (M.RunSeconds > 0)
+    return M.RunSeconds;
+  double Seconds = 0;
+  for (const MeasuredRun &Run : M.Runs)
+    Seconds += Run.WallSeconds;
+  return Seconds;
+}
 
 } // namespace skyline
 

@@ -13,6 +13,7 @@
 #include "skyline/Measure.h"
 #include "skyline/Process.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
@@ -25,6 +26,10 @@ struct RunRequest {
   RunMode Mode = RunMode::Timing;
   /// A timing run's limit (SKYLINE_TIME_LIMIT); 0: none.
   double TimeLimitSeconds = 0;
+  /// A probe's measured iterations, the fewest and the most alike; 0: the
+  /// options' (a probe is a timing run far past the decision, for its
+  /// memory and a first time: probeIterations).
+  unsigned ProbeIterations = 0;
   /// Above 1: a repeated timing run, with its own log and result file.
   unsigned Pass = 1;
   /// Names a run of another kind the same way ("dynamic-malloc").
@@ -106,6 +111,9 @@ struct SizeRuns {
   std::optional<MeasuredRun> Breakdown;
   double WallSeconds = 0;  // every process at this size
   bool Repeatable = false; // its timing run measured and did not run out
+  /// Its first timing run was a probe (a few iterations, no breakdown run):
+  /// the size lies far past the decision.
+  bool Probed = false;
 
   const MeasuredRun &first() const { return Timing.front(); }
   /// The breakdown run's peak, whose kinds add up to it; else the
@@ -120,11 +128,18 @@ struct SizeRuns {
   /// stretches of several runs, so that a middle run is a slow one as often
   /// as not, where the fastest of three rarely is. The gate compares the
   /// fastest too.
+  /// A probe's single iterations are kept only until a whole timing run
+  /// joins them: the fastest of a few iterations is the luckiest.
   const MeasuredRun &fastest() const {
     return *llvm::min_element(
-        Timing, [](const MeasuredRun &A, const MeasuredRun &B) {
+        wholeRuns(), [](const MeasuredRun &A, const MeasuredRun &B) {
           return A.IterationMs.Median < B.IterationMs.Median;
         });
+  }
+  /// The timing runs but a probe, where whole runs followed it.
+  llvm::ArrayRef<MeasuredRun> wholeRuns() const {
+    llvm::ArrayRef<MeasuredRun> Runs = Timing;
+    return Probed && Runs.size() > 1 ? Runs.drop_front() : Runs;
   }
 };
 
@@ -148,6 +163,33 @@ std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
 /// before any size measured.
 double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
                                  int64_t BatchSize, unsigned Iterations);
+
+/// A size far past where the decision lies gets a probe instead of a timed
+/// burst and a breakdown run: what it adds is its peak memory (exact after
+/// one iteration: the same bytes as a longer run's) and a first time for the
+/// curve's far end. Far past: more than this times the largest of the
+/// declared size, the best measured throughput's size and the size the
+/// model would suggest. Where a probe's time turns out the best, the size
+/// is a decision size, and its repeats are whole timing runs.
+inline constexpr double ProbePastTheDecision = 4.0;
+/// A probe measures as many iterations as this holds at the predicted time
+/// an iteration, at least 1 and at most --min-iterations.
+inline constexpr double ProbeIterationSeconds = 0.5;
+
+/// The iterations a probe at BatchSize measures: ProbeIterationSeconds at
+/// the time an iteration predicted from the nearest measured size (as
+/// predictedTimingRunSeconds), between 1 and MinIterations.
+unsigned probeIterations(const std::vector<SizeRuns> &Sizes, int64_t BatchSize,
+                         unsigned MinIterations);
+
+/// The largest size whose data still gives a measured iteration where the
+/// program ends within its first epoch: a run ended early and none saw a
+/// second epoch begin, so at a size past the training data over a warm-up,
+/// one measured iteration and the loop start that ends it, a run measures
+/// nothing (mnist: 60,000 / 4 = 15,000). 0 where that is not known (no run
+/// ended early, one saw a second epoch, or none saw the dataset).
+int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
+                            unsigned Warmup);
 
 /// Seconds on steady_clock: the sweep's clock outside tests.
 double steadyClockSeconds();
@@ -175,10 +217,11 @@ private:
   // The sizes, one at a time.
   llvm::Error measureSizes();
   llvm::Expected<bool> measureSize(unsigned Index);
+  bool farPastTheDecision(unsigned Index) const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);
   llvm::Expected<bool> keepSize(MeasuredRun Timing, bool WithBreakdown,
-                                unsigned Index);
+                                bool Probed, unsigned Index);
   llvm::Expected<bool> addBreakdownRun(SizeRuns &Size, unsigned Index);
   void reportIterations(const MeasuredRun &Run);
 
@@ -202,6 +245,8 @@ private:
   void warnOfOtherWork();
 
   RunRequest request(int64_t Size, RunMode Mode) const;
+  /// Launcher.run, its process's seconds counted in Result.RunSeconds.
+  llvm::Expected<RunOutcome> launch(const RunRequest &Request);
   double spent() const;
   bool budgetSpent() const;
   bool overrunsBudget(double PredictedSeconds) const;

@@ -246,6 +246,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
     Run.Layers.push_back(readReportLayer(YamlFields(Row, Key)));
   });
   Run.EndedEarly = Node.get<bool>(key::EndedEarly);
+  Run.Probed = Node.get<bool>("probe");
   Run.IterationsAsked = Node.get<unsigned>(key::IterationsAsked);
   Run.Stopped = optionalName<StopReason>(Node, key::Stopped);
   Run.EpochEndIterations = Node.get<unsigned>(key::EpochEndIterations);
@@ -344,6 +345,8 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   if (!Run.TimingRunMedians.empty())
     Out << YAML::Key << "timing_runs" << YAML::Value << YAML::Flow
         << Run.TimingRunMedians;
+  if (Run.Probed)
+    Out << YAML::Key << "probe" << YAML::Value << true;
   Out << YAML::Key << "breakdown" << YAML::Value;
   if (Run.Breakdown)
     Out << YAML::Flow << YAML::BeginMap << YAML::Key << key::Iterations

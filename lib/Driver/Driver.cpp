@@ -267,13 +267,10 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
     return Measured.takeError();
   nameLayers(*Measured, Program->Scopes, Model);
   nameSetupStatements(*Measured, Program->SetupStatements);
-  double RunSeconds = 0;
-  for (const MeasuredRun &Run : Measured->Runs)
-    RunSeconds += Run.WallSeconds;
   llvm::errs() << llvm::format(
       "skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
-      Built->Seconds, Built->Recompiled ? "" : " (cached)", RunSeconds,
-      WorkDir.c_str());
+      Built->Seconds, Built->Recompiled ? "" : " (cached)",
+      totalRunSeconds(*Measured), WorkDir.c_str());
   SavedReport Report;
   Report.SkylineVersion = SKYLINE_VERSION;
   Report.Program = Model;

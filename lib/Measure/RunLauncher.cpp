@@ -183,6 +183,8 @@ std::vector<std::string> runEnvironment(const RunRequest &Request,
       Breakdown ? std::min(Options.BreakdownIterations, Options.Iterations)
                 : Options.Iterations;
   unsigned Fewest = Breakdown ? Most : std::min(Options.MinIterations, Most);
+  if (!Breakdown && Request.ProbeIterations > 0)
+    Most = Fewest = Request.ProbeIterations;
   auto Set = [](const char *Variable, const std::string &Value) {
     return std::string(Variable) + "=" + Value;
   };

@@ -20,7 +20,8 @@ namespace {
 
 /// "28 iterations", and those left out at an epoch's end when there are.
 std::string describeIterations(const MeasuredRun &Run) {
-  std::string Text = std::to_string(Run.Iterations) + " iterations";
+  std::string Text = std::to_string(Run.Iterations) +
+                     (Run.Iterations == 1 ? " iteration" : " iterations");
   if (Run.EpochEndIterations)
     Text += " (" + std::to_string(Run.EpochEndIterations) +
             " more across an epoch's end, left out)";
@@ -106,6 +107,7 @@ MeasuredRun merged(const SizeRuns &Size) {
     Run.DatasetsGcd = std::max(Run.DatasetsGcd, Timing.DatasetsGcd);
   }
   Run.WallSeconds = Size.WallSeconds;
+  Run.Probed = Size.Probed;
   return Run;
 }
 
@@ -137,6 +139,9 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
       State.DataLimit =
           State.DataLimit ? std::min(State.DataLimit, Limit) : Limit;
   }
+  if (int64_t Limit = firstEpochDataLimit(Sizes, Options.Warmup))
+    State.DataLimit =
+        State.DataLimit ? std::min(State.DataLimit, Limit) : Limit;
   State.TargetBytes = int64_t(double(CapacityBytes) *
                               (1 - std::clamp(Options.MemoryMargin, 0.0, 1.0)));
   State.RunsLeft = std::max(RunsLeft, 1u);
@@ -171,7 +176,7 @@ unsigned measuredIterations(const SizeRuns &Size) {
 /// one outside a slow spell that caught the rest.
 bool fastestIsConfirmed(const SizeRuns &Size) {
   double Bound = Size.fastest().IterationMs.Median * (1 + FastestAgreement);
-  return llvm::count_if(Size.Timing, [&](const MeasuredRun &Run) {
+  return llvm::count_if(Size.wholeRuns(), [&](const MeasuredRun &Run) {
            return Run.IterationMs.Median <= Bound;
          }) >= 2; // the fastest and another
 }
@@ -281,9 +286,20 @@ std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
   return Chosen;
 }
 
-double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
-                                 int64_t BatchSize, unsigned Iterations) {
-  double Start = -1, MsPerSample = 0, Nearest = 0;
+namespace {
+
+/// What the measured sizes say of a run at BatchSize before it is launched:
+/// a process's start (the least any size's first run spent outside its
+/// iterations) and the time a sample took at the nearest measured size.
+struct RunCost {
+  double StartSeconds = -1; // < 0: nothing measured yet
+  double MsPerSample = 0;
+};
+
+RunCost predictedRunCost(const std::vector<SizeRuns> &Sizes,
+                         int64_t BatchSize) {
+  RunCost Cost;
+  double Nearest = 0;
   for (const SizeRuns &Size : Sizes) {
     const MeasuredRun &First = Size.first();
     double Ms = Size.fastest().IterationMs.Median;
@@ -293,17 +309,54 @@ double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
         std::max(First.WallSeconds -
                      First.IterationsReached * First.IterationMs.Mean / 1000,
                  0.0);
-    Start = Start < 0 ? Outside : std::min(Start, Outside);
+    Cost.StartSeconds =
+        Cost.StartSeconds < 0 ? Outside : std::min(Cost.StartSeconds, Outside);
     double Distance =
         std::fabs(std::log(double(BatchSize) / double(Size.BatchSize)));
-    if (MsPerSample == 0 || Distance < Nearest) {
+    if (Cost.MsPerSample == 0 || Distance < Nearest) {
       Nearest = Distance;
-      MsPerSample = Ms / double(Size.BatchSize);
+      Cost.MsPerSample = Ms / double(Size.BatchSize);
     }
   }
-  if (Start < 0)
+  return Cost;
+}
+
+} // namespace
+
+double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
+                                 int64_t BatchSize, unsigned Iterations) {
+  RunCost Cost = predictedRunCost(Sizes, BatchSize);
+  if (Cost.StartSeconds < 0)
     return 0;
-  return Start + Iterations * MsPerSample * double(BatchSize) / 1000;
+  return Cost.StartSeconds +
+         Iterations * Cost.MsPerSample * double(BatchSize) / 1000;
+}
+
+int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
+                            unsigned Warmup) {
+  bool EndedEarly = false;
+  int64_t Samples = 0;
+  for (const SizeRuns &Size : Sizes)
+    for (const MeasuredRun &Run : Size.Timing) {
+      if (Run.EpochIterations > 0)
+        return 0; // it goes on into a second epoch
+      EndedEarly = EndedEarly || Run.EndedEarly;
+      Samples = std::max(Samples, Run.DatasetSamples);
+    }
+  if (!EndedEarly || Samples <= 0)
+    return 0;
+  return Samples / int64_t(Warmup + 2);
+}
+
+unsigned probeIterations(const std::vector<SizeRuns> &Sizes, int64_t BatchSize,
+                         unsigned MinIterations) {
+  unsigned Most = std::max(MinIterations, 1u);
+  double IterationMs = predictedRunCost(Sizes, BatchSize).MsPerSample *
+                       double(std::max<int64_t>(BatchSize, 1));
+  if (!(IterationMs > 0))
+    return 1;
+  double Fit = std::floor(ProbeIterationSeconds * 1000 / IterationMs);
+  return unsigned(std::clamp(Fit, 1.0, double(Most)));
 }
 
 double steadyClockSeconds() {
@@ -396,17 +449,26 @@ llvm::Error Sweep::measureSizes() {
 /// BatchSize, the Index-th size: its timing run, then what that means for
 /// the sweep. False when the sizes end here.
 llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
-  bool WithBreakdown = Options.Breakdown == BreakdownRuns::All ||
-                       (Options.Breakdown == BreakdownRuns::Declared &&
-                        BatchSize == DeclaredBatchSize);
-  Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
-           << " at batch size " << BatchSize << "...";
-  Progress.flush();
+  bool Probe = farPastTheDecision(Index);
+  bool WithBreakdown =
+      !Probe && (Options.Breakdown == BreakdownRuns::All ||
+                 (Options.Breakdown == BreakdownRuns::Declared &&
+                  BatchSize == DeclaredBatchSize));
   RunRequest Request = request(BatchSize, RunMode::Timing);
+  Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
+           << " at batch size " << BatchSize;
+  if (Probe) {
+    Request.ProbeIterations = probeIterations(Sizes, BatchSize, MinIterations);
+    Progress << " (far past the decision: a probe of "
+             << Request.ProbeIterations << " iteration"
+             << (Request.ProbeIterations > 1 ? "s" : "") << ")";
+  }
+  Progress << "...";
+  Progress.flush();
   Request.TimeLimitSeconds =
       timingRunSeconds(Options.TimeBudgetSeconds, spent(),
                        (Options.MaxRuns - Index) * TimingRuns, WithBreakdown);
-  auto Timing = Launcher.run(Request);
+  auto Timing = launch(Request);
   if (!Timing)
     return Timing.takeError();
   Progress << llvm::format(" %.1f s", Timing->Seconds);
@@ -422,7 +484,26 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
     leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
     return backOff(Index);
   }
-  return keepSize(std::move(*Timing->Run), WithBreakdown, Index);
+  return keepSize(std::move(*Timing->Run), WithBreakdown, Probe, Index);
+}
+
+/// Whether the Index-th size lies far past the decision
+/// (ProbePastTheDecision), so that a probe serves it. The declared size and
+/// the next never do: they are where a decision starts.
+bool Sweep::farPastTheDecision(unsigned Index) const {
+  if (Index < 2 || BatchSize == DeclaredBatchSize)
+    return false;
+  int64_t Anchor = std::max(DeclaredBatchSize, decisionBatchSize());
+  const SizeRuns *Best = nullptr;
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable && Size.fastest().IterationMs.Median > 0 &&
+        (!Best ||
+         double(Size.BatchSize) / Size.fastest().IterationMs.Median >
+             double(Best->BatchSize) / Best->fastest().IterationMs.Median))
+      Best = &Size;
+  if (Best)
+    Anchor = std::max(Anchor, Best->BatchSize);
+  return double(BatchSize) > ProbePastTheDecision * double(Anchor);
 }
 
 /// A timing run without figures once a size has measured: what was
@@ -455,9 +536,10 @@ void Sweep::leaveOutPastTheDataset(const MeasuredRun &Timing,
 /// A size whose timing run measured: its breakdown run, then the size is
 /// kept. False when the sizes end here.
 llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
-                                     unsigned Index) {
+                                     bool Probed, unsigned Index) {
   SizeRuns Size;
   Size.BatchSize = BatchSize;
+  Size.Probed = Probed;
   Size.Timing.push_back(std::move(Timing));
   Size.WallSeconds = Size.first().WallSeconds;
   const MeasuredRun &Run = Size.first();
@@ -499,7 +581,7 @@ llvm::Expected<bool> Sweep::addBreakdownRun(SizeRuns &Size, unsigned Index) {
                std::to_string(Size.BatchSize));
     return true;
   }
-  auto Breakdown = Launcher.run(request(Size.BatchSize, RunMode::Breakdown));
+  auto Breakdown = launch(request(Size.BatchSize, RunMode::Breakdown));
   if (!Breakdown)
     return Breakdown.takeError();
   Progress << llvm::format("; breakdown %.1f s", Breakdown->Seconds);
@@ -667,7 +749,7 @@ bool Sweep::repeatTimingRun(unsigned Pass, size_t Index) {
   Request.TimeLimitSeconds =
       timingRunSeconds(Options.TimeBudgetSeconds, spent(), RunsLeft, false);
   Request.Pass = Pass;
-  auto Repeat = Launcher.run(Request);
+  auto Repeat = launch(Request);
   if (!Repeat) {
     Progress << "\n";
     Result.Problems.push_back(llvm::toString(Repeat.takeError()));
@@ -702,6 +784,10 @@ void Sweep::keepRepeat(SizeRuns &Size, MeasuredRun Run,
     Result.Problems.push_back(
         Name + " measured no iteration, the first did: it is left out");
   } else {
+    // A probe asks too few iterations to meet the data's end: the first
+    // whole run of a probed size is where the user learns of it.
+    if (Run.EndedEarly && Size.Probed && Size.Timing.size() == 1)
+      Result.Problems.push_back(describeEndedEarly(Run, RunMode::Timing));
     Size.Timing.push_back(std::move(Run));
   }
 }
@@ -752,7 +838,7 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
       timingRunSeconds(Options.TimeBudgetSeconds, spent(), 1, false);
   Request.Tag = "dynamic-malloc";
   Request.Malloc = MallocThresholds::Dynamic;
-  auto Run = Launcher.run(Request);
+  auto Run = launch(Request);
   if (!Run)
     return Run.takeError();
   Progress << llvm::format(" %.1f s\n", Run->Seconds);
@@ -766,6 +852,13 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
   else
     Result.Runs.front().DynamicMallocMs = Run->Run->IterationMs.Median;
   return llvm::Error::success();
+}
+
+llvm::Expected<RunOutcome> Sweep::launch(const RunRequest &Request) {
+  llvm::Expected<RunOutcome> Outcome = Launcher.run(Request);
+  if (Outcome)
+    Result.RunSeconds += Outcome->Seconds;
+  return Outcome;
 }
 
 RunRequest Sweep::request(int64_t Size, RunMode Mode) const {

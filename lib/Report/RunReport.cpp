@@ -432,10 +432,7 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   Out << YAML::EndMap;
   Out << YAML::Key << "time" << YAML::Value << YAML::BeginMap;
   Out << YAML::Key << "build_seconds" << YAML::Value << Report.BuildSeconds;
-  double RunSeconds = 0;
-  for (const MeasuredRun &Run : M.Runs)
-    RunSeconds += Run.WallSeconds;
-  Out << YAML::Key << "run_seconds" << YAML::Value << RunSeconds;
+  Out << YAML::Key << "run_seconds" << YAML::Value << totalRunSeconds(M);
   Out << YAML::Key << "time_budget_seconds" << YAML::Value
       << M.TimeBudgetSeconds;
   Out << YAML::Key << "time_budget_spent" << YAML::Value << M.TimeBudgetSpent
@@ -494,6 +491,7 @@ void readEnvironment(const YamlFields &Root, SavedReport &Report) {
   M.GlibcTunables = Environment.get<std::string>("glibc_tunables");
   YamlFields Time = Root.sub("time");
   Report.BuildSeconds = Time.number<double>("build_seconds", Least::Zero);
+  M.RunSeconds = Time.number<double>("run_seconds", Least::Zero);
   M.TimeBudgetSeconds = Time.number<double>("time_budget_seconds", Least::Zero);
   M.TimeBudgetSpent = Time.get<bool>("time_budget_spent");
   if (Root["measured_with"]) {

@@ -1369,6 +1369,151 @@ TEST(MeasureTest, ARepeatPredictedToOverrunTheBudgetIsLeftOut) {
   EXPECT_EQ(Program.Progress.find("dynamic malloc"), std::string::npos);
 }
 
+TEST(MeasureTest, AProbeMeasuresWhatHalfASecondHolds) {
+  // 8's fastest run: 2 ms, 0.25 ms a sample.
+  std::vector<SizeRuns> Sizes = {timedSize(8, 2.0)};
+  EXPECT_EQ(probeIterations(Sizes, 64, 5), 5u) << "16 ms: 31, at most 5";
+  EXPECT_EQ(probeIterations(Sizes, 1000, 5), 2u) << "250 ms an iteration";
+  EXPECT_EQ(probeIterations(Sizes, 4000, 5), 1u) << "1 s: still one";
+  EXPECT_EQ(probeIterations({}, 4000, 5), 1u) << "nothing known";
+}
+
+/// Timing runs at Ms(size) an iteration and a peak of 1 MiB and 1 KiB a
+/// sample, each taking 1 s plus its iterations; breakdown runs 0.5 s.
+/// Timings notes each timing run as "<size>:<iterations asked>".
+void writeGrowingProgram(ScriptedProgram &Program,
+                         std::function<double(int64_t)> Ms,
+                         std::string &Timings, std::string &Breakdowns) {
+  auto PeakOf = [](int64_t Size) { return (int64_t(1) << 20) + 1024 * Size; };
+  Program.write(
+      [&Program, Ms, &Timings, PeakOf](const RunRequest &Request,
+                                       const Environment &Env) {
+        Timings += std::to_string(Request.BatchSize) + ":" +
+                   Env.at("SKYLINE_ITERATIONS") + " ";
+        unsigned Asked = std::stoul(Env.at("SKYLINE_MIN_ITERATIONS"));
+        double Median = Ms(Request.BatchSize);
+        MeasuredRun Run =
+            measured(Request, Env, Asked, false, Asked + 2, false, Median);
+        Run.PeakBytes = PeakOf(Request.BatchSize);
+        return Program.finished(Request, Run, 1 + (Asked + 2) * Median / 1000);
+      },
+      [&Program, &Breakdowns, PeakOf](const RunRequest &Request,
+                                      const Environment &Env) {
+        Breakdowns += std::to_string(Request.BatchSize) + " ";
+        MeasuredRun Run = measured(Request, Env, 3, false, 5);
+        Run.PeakBytes = PeakOf(Request.BatchSize);
+        return Program.finished(Request, Run, 0.5);
+      });
+}
+
+TEST(MeasureTest, AProgramThatEndsInItsFirstEpochLimitsTheSizes) {
+  // mnist: 60,000 samples, and the run at 64 ended after 39 steps (the
+  // example stops at 40) without a second epoch: past 60,000 / (2 + 2) =
+  // 15,000 no run measures an iteration (24,368 reached 3, its last one the
+  // data's end).
+  std::vector<SizeRuns> Sizes = {timedSize(64, 4.0), timedSize(128, 7.0)};
+  for (SizeRuns &Size : Sizes)
+    Size.Timing[0].DatasetSamples = 60000;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "no run ended yet";
+  Sizes[0].Timing[0].EndedEarly = true;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 15000);
+  EXPECT_EQ(firstEpochDataLimit(Sizes, 4), 10000) << "more warm-up";
+  Sizes[1].Timing[0].EpochIterations = 469;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "it reached a second epoch";
+  Sizes[1].Timing[0].EpochIterations = 0;
+  for (SizeRuns &Size : Sizes)
+    Size.Timing[0].DatasetSamples = 0;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "the dataset is not known";
+}
+
+TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
+  ScriptedProgram Program("probe");
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimingRuns = 1;
+  Program.Options.TimeBudgetSeconds = 0;
+  Program.Options.MemoryBudget = int64_t(1) << 30;
+  // 0.25 ms a sample: the throughput is flat, and the decision stays at the
+  // declared 8. The third size heads for 90% of the 1 GiB: 16 +
+  // (966,367,641 - 1,064,960) / 1,024 = 942,694, far past 4 x 16, and at
+  // 235 s an iteration a probe of one iteration serves it: its peak, and a
+  // first time.
+  std::string Timings, Breakdowns;
+  writeGrowingProgram(
+      Program, [](int64_t Size) { return 0.25 * double(Size); }, Timings,
+      Breakdowns);
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings, "8:50 16:50 942694:1 ") << Program.Progress;
+  EXPECT_EQ(Breakdowns, "8 16 ") << "no breakdown run for a probe";
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: run 3/3 at batch size 942694 (far past the "
+                "decision: a probe of 1 iteration)..."),
+            std::string::npos)
+      << Program.Progress;
+  ASSERT_EQ(M->Runs.size(), 3u);
+  EXPECT_EQ(M->Runs[2].PeakBytes, (int64_t(1) << 20) + 1024 * 942694);
+  EXPECT_EQ(M->Runs[2].Iterations, 1u);
+  EXPECT_FALSE(M->Runs[2].Breakdown);
+  // Every process counts: 8 and 16 took 1 s and 7 iterations, and 0.5 s a
+  // breakdown run; the probe 1 s and 3 of 235.6735 s.
+  EXPECT_NEAR(M->RunSeconds, 1.514 + 1.528 + 1 + 3 * 235.6735, 1e-9);
+  EXPECT_DOUBLE_EQ(totalRunSeconds(*M), M->RunSeconds);
+}
+
+TEST(MeasureTest, AProbeThatRunsFastestIsRepeatedAsAWholeTimingRun) {
+  ScriptedProgram Program("probe-fastest");
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimingRuns = 2;
+  Program.Options.TimeBudgetSeconds = 0;
+  Program.Options.MemoryBudget = int64_t(1) << 30;
+  // 942,694 runs 100 times the throughput of 16: the best measured size,
+  // so the decision's, and its repeat is a whole timing run (50 at most,
+  // not the probe's one).
+  std::string Timings, Breakdowns;
+  writeGrowingProgram(
+      Program,
+      [](int64_t Size) {
+        return Size > 16 ? 0.0025 * double(Size) : 0.25 * double(Size);
+      },
+      Timings, Breakdowns);
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings.substr(0, Timings.find("942694:50")),
+            "8:50 16:50 942694:1 8:50 16:50 ")
+      << Program.Progress;
+  EXPECT_NE(Timings.find("942694:50"), std::string::npos) << Timings;
+  // Its kept run is the whole one, however its probe's median compares.
+  ASSERT_EQ(M->Runs.size(), 3u);
+  EXPECT_TRUE(M->Runs[2].Probed);
+  EXPECT_EQ(M->Runs[2].IterationsAsked, 50u);
+  EXPECT_EQ(M->Runs[2].TimingRunMedians.size(), 3u) << "the probe's too";
+  EXPECT_FALSE(M->Runs[1].Probed);
+}
+
+TEST(MeasureTest, ARunThatMeasuredNothingStillCountsInTheRunSeconds) {
+  ScriptedProgram Program("counted-failure");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 1;
+  // 16's data ends before its first measured iteration after 4 s: that size
+  // is left out, but its process's time was spent.
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        bool Ends = Request.BatchSize == 16;
+        return Program.finished(Request,
+                                measured(Request, Env, Ends ? 0 : 5, Ends, 7),
+                                Ends ? 4.0 : 1.0);
+      },
+      [&](const RunRequest &Request, const Environment &Env) {
+        return Program.finished(Request, measured(Request, Env, 3, false, 5),
+                                0.5);
+      });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  ASSERT_EQ(M->Runs.size(), 1u) << Program.Progress;
+  EXPECT_DOUBLE_EQ(M->Runs[0].WallSeconds, 1.5);
+  EXPECT_DOUBLE_EQ(M->RunSeconds, 5.5);
+}
+
 TEST(MeasureTest, SizeWithFewIterationsARunGetsMoreTimingRuns) {
   ScriptedProgram Program("few-iterations");
   Program.Options.MaxRuns = 2;

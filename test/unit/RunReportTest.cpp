@@ -13,6 +13,7 @@ namespace skyline {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 SavedReport sample() {
   SavedReport Report;
@@ -47,6 +48,7 @@ SavedReport sample() {
     Run.DynamicMallocMs = Size == 32 ? 7.25 : 0;
     Run.OtherWorkCores = Size == 32 ? 0.6349 : -1;
     Run.StealCores = Size == 32 ? 0.1251 : -1;
+    Run.Probed = Size == 64;
     Run.Memory = {{MemoryKind::Weights, 4198400},
                   {MemoryKind::Activations, 5000 * Size},
                   {MemoryKind::Setup, 188160000},
@@ -116,6 +118,11 @@ TEST(RunReportTest, RoundTrip) {
   EXPECT_DOUBLE_EQ(M.Runs[0].StealCores, 0.13);
   EXPECT_DOUBLE_EQ(M.Runs[1].StealCores, -1);
   EXPECT_THAT(Text, HasSubstr("steal_cores: 0.13\n"));
+  // A probed size says so; the others leave the key out.
+  EXPECT_FALSE(M.Runs[0].Probed);
+  EXPECT_TRUE(M.Runs[1].Probed);
+  EXPECT_THAT(Text, HasSubstr("probe: true\n"));
+  EXPECT_THAT(Text, Not(HasSubstr("probe: false")));
   ASSERT_EQ(M.Runs[0].Layers.size(), 1u);
   const LayerMeasure &Layer = M.Runs[0].Layers[0];
   EXPECT_EQ(Layer.Name, "fc");
