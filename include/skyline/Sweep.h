@@ -46,6 +46,9 @@ struct RunOutcome {
   /// The program returned (exit 0) before its first measured iteration:
   /// at a larger batch size its data may last fewer iterations.
   bool EndedBeforeMeasuring = false;
+  /// Such a run's result file (how far it got, the dataset it saw): what it
+  /// says of the data bounds the sizes after it (firstEpochDataLimit).
+  std::optional<MeasuredRun> Unmeasured;
 };
 
 /// Makes the sweep's runs. A run that fails is an outcome with a Problem;
@@ -183,12 +186,14 @@ unsigned probeIterations(const std::vector<SizeRuns> &Sizes, int64_t BatchSize,
                          unsigned MinIterations);
 
 /// The largest size whose data still gives a measured iteration where the
-/// program ends within its first epoch: a run ended early and none saw a
-/// second epoch begin, so at a size past the training data over a warm-up,
-/// one measured iteration and the loop start that ends it, a run measures
-/// nothing (mnist: 60,000 / 4 = 15,000). 0 where that is not known (no run
-/// ended early, one saw a second epoch, or none saw the dataset).
+/// program ends within its first epoch: a run ended early (Unmeasured: or
+/// before it measured) and none saw a second epoch begin, so at a size past the
+/// training data over a warm-up, one measured iteration and the loop start that
+/// ends it, a run measures nothing (mnist: 60,000 / 4 = 15,000). 0 where that
+/// is not known (no run ended early, one saw a second epoch, or none saw the
+/// dataset).
 int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
+                            llvm::ArrayRef<MeasuredRun> Unmeasured,
                             unsigned Warmup);
 
 /// Seconds on steady_clock: the sweep's clock outside tests.
@@ -273,6 +278,8 @@ private:
   std::optional<int64_t> FirstTooLarge;
   /// The sizes whose timing runs are repeated (chooseDecisionSizes).
   std::vector<int64_t> DecisionSizes;
+  /// The timing runs whose program returned before a measured iteration.
+  std::vector<MeasuredRun> Unmeasured;
 };
 
 } // namespace skyline

@@ -224,6 +224,8 @@ RunOutcome finishedRunOutcome(const RunRequest &Request, MeasuredRun Run,
   if (Run.EndedEarly && Run.Iterations == 0 && !Run.OutOfMemory) {
     Outcome.Problem = describeNoIterations(Run, Request.Mode, Process, Log);
     Outcome.EndedBeforeMeasuring = Process.ExitCode == 0;
+    if (Outcome.EndedBeforeMeasuring)
+      Outcome.Unmeasured = std::move(Run);
     return Outcome;
   }
   Outcome.Run = std::move(Run);

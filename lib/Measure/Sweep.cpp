@@ -112,6 +112,7 @@ MeasuredRun merged(const SizeRuns &Size) {
 }
 
 SweepState sweepState(const std::vector<SizeRuns> &Sizes,
+                      llvm::ArrayRef<MeasuredRun> Unmeasured,
                       std::optional<int64_t> FirstOutOfMemory,
                       int64_t CapacityBytes, const MeasureOptions &Options,
                       unsigned RunsLeft, double SpentSeconds) {
@@ -139,7 +140,7 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
       State.DataLimit =
           State.DataLimit ? std::min(State.DataLimit, Limit) : Limit;
   }
-  if (int64_t Limit = firstEpochDataLimit(Sizes, Options.Warmup))
+  if (int64_t Limit = firstEpochDataLimit(Sizes, Unmeasured, Options.Warmup))
     State.DataLimit =
         State.DataLimit ? std::min(State.DataLimit, Limit) : Limit;
   State.TargetBytes = int64_t(double(CapacityBytes) *
@@ -333,16 +334,22 @@ double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
 }
 
 int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
+                            llvm::ArrayRef<MeasuredRun> Unmeasured,
                             unsigned Warmup) {
   bool EndedEarly = false;
   int64_t Samples = 0;
+  auto See = [&](const MeasuredRun &Run) {
+    EndedEarly = EndedEarly || Run.EndedEarly;
+    Samples = std::max(Samples, Run.DatasetSamples);
+    return Run.EpochIterations == 0;
+  };
   for (const SizeRuns &Size : Sizes)
-    for (const MeasuredRun &Run : Size.Timing) {
-      if (Run.EpochIterations > 0)
+    for (const MeasuredRun &Run : Size.Timing)
+      if (!See(Run))
         return 0; // it goes on into a second epoch
-      EndedEarly = EndedEarly || Run.EndedEarly;
-      Samples = std::max(Samples, Run.DatasetSamples);
-    }
+  for (const MeasuredRun &Run : Unmeasured)
+    if (!See(Run))
+      return 0;
   if (!EndedEarly || Samples <= 0)
     return 0;
   return Samples / int64_t(Warmup + 2);
@@ -512,6 +519,8 @@ bool Sweep::farPastTheDecision(unsigned Index) const {
 /// shape, a batch larger than its data): the sweep backs off as from an
 /// out-of-memory run, without calling it one.
 void Sweep::keepFailedSize(const RunOutcome &Timing) {
+  if (Timing.Unmeasured)
+    Unmeasured.push_back(*Timing.Unmeasured);
   std::string Problem = Timing.Problem;
   if (!Timing.EndedBeforeMeasuring) {
     Result.FirstFailure = Result.FirstFailure
@@ -633,8 +642,8 @@ void Sweep::stayBelow(int64_t Size) {
 /// The size after the Index-th: 0 when the sweep has converged.
 int64_t Sweep::nextSize(unsigned Index) const {
   SweepState State =
-      sweepState(Sizes, FirstTooLarge, Result.MemoryCapacityBytes, Options,
-                 Options.MaxRuns - Index - 1, spent());
+      sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
+                 Options, Options.MaxRuns - Index - 1, spent());
   State.DecisionBatchSize = decisionBatchSize();
   int64_t Next = nextBatchSize(State);
   if (Options.WholeBatchesOnly)

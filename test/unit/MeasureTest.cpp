@@ -1414,16 +1414,57 @@ TEST(MeasureTest, AProgramThatEndsInItsFirstEpochLimitsTheSizes) {
   std::vector<SizeRuns> Sizes = {timedSize(64, 4.0), timedSize(128, 7.0)};
   for (SizeRuns &Size : Sizes)
     Size.Timing[0].DatasetSamples = 60000;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "no run ended yet";
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0) << "no run ended yet";
+  // 23,828 returned after 3 iterations, before its first measured one.
+  MeasuredRun Unmeasured;
+  Unmeasured.BatchSize = 23828;
+  Unmeasured.EndedEarly = true;
+  Unmeasured.IterationsReached = 3;
+  Unmeasured.DatasetSamples = 60000;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {Unmeasured}, 2), 15000);
   Sizes[0].Timing[0].EndedEarly = true;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 15000);
-  EXPECT_EQ(firstEpochDataLimit(Sizes, 4), 10000) << "more warm-up";
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 15000);
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 4), 10000) << "more warm-up";
   Sizes[1].Timing[0].EpochIterations = 469;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "it reached a second epoch";
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0)
+      << "it reached a second epoch";
   Sizes[1].Timing[0].EpochIterations = 0;
   for (SizeRuns &Size : Sizes)
     Size.Timing[0].DatasetSamples = 0;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, 2), 0) << "the dataset is not known";
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0) << "the dataset is not known";
+}
+
+TEST(MeasureTest, ARunThatMeasuredNothingBoundsAFirstEpochProgram) {
+  ScriptedProgram Program("first-epoch");
+  Program.Options.MaxRuns = 4;
+  Program.Options.TimingRuns = 1;
+  Program.Options.MemoryBudget = int64_t(1) << 30;
+  // One epoch of 2,000 samples in whole batches, then the program returns:
+  // at size S it reaches 2,000 / S loop starts, and measures all but the
+  // warm-up and the last (whose end it never sees).
+  std::string Timings;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        Timings += std::to_string(Request.BatchSize) + " ";
+        unsigned Reached = unsigned(2000 / Request.BatchSize);
+        unsigned Asked = std::stoul(Env.at("SKYLINE_MIN_ITERATIONS"));
+        unsigned Measured = Reached >= 3 ? std::min(Reached - 3, Asked) : 0;
+        bool Ended = Measured < Asked;
+        MeasuredRun Run =
+            measured(Request, Env, Measured, Ended, Ended ? Reached : Asked + 2,
+                     false, 0.25 * Request.BatchSize);
+        Run.DatasetSamples = 2000;
+        Run.PeakBytes = (int64_t(1) << 20) + 1024 * Request.BatchSize;
+        return Program.finished(Request, Run);
+      },
+      everyRun(Program, 3, false, 5));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // 1,000 (half the dataset) returned after 2 loop starts: the program ends
+  // within its first epoch, so the sweep goes no further than 2,000 / 4 =
+  // 500, not halfway back to 508, which would measure nothing either.
+  EXPECT_EQ(Timings, "8 16 1000 500 ") << Program.Progress;
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16, 500}));
 }
 
 TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
