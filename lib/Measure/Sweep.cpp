@@ -336,10 +336,8 @@ double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
 int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
                             llvm::ArrayRef<MeasuredRun> Unmeasured,
                             unsigned Warmup) {
-  bool EndedEarly = false;
   int64_t Samples = 0;
   auto See = [&](const MeasuredRun &Run) {
-    EndedEarly = EndedEarly || Run.EndedEarly;
     Samples = std::max(Samples, Run.DatasetSamples);
     return Run.EpochIterations == 0;
   };
@@ -350,8 +348,6 @@ int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
   for (const MeasuredRun &Run : Unmeasured)
     if (!See(Run))
       return 0;
-  if (!EndedEarly || Samples <= 0)
-    return 0;
   return Samples / int64_t(Warmup + 2);
 }
 

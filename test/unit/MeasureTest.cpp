@@ -820,6 +820,9 @@ TEST(MeasureTest, WholeBatchSweepTriesDivisorsOfTheDataset) {
           if (96 % Request.BatchSize != 0)
             return Program.crashed(Request, SIGABRT, "");
           MeasuredRun Run = measured(Request, Env, 5, false, 7);
+          // Its 7 loop starts reach a second epoch from 16 on (6 batches).
+          if (96 / Request.BatchSize < 7)
+            Run.EpochIterations = unsigned(96 / Request.BatchSize);
           if (SaysItsDatasetSize)
             Run.DatasetSamples = 96;
           return Program.finished(Request, Run);
@@ -1406,35 +1409,34 @@ void writeGrowingProgram(ScriptedProgram &Program,
       });
 }
 
-TEST(MeasureTest, AProgramThatEndsInItsFirstEpochLimitsTheSizes) {
-  // mnist: 60,000 samples, and the run at 64 ended after 39 steps (the
-  // example stops at 40) without a second epoch: past 60,000 / (2 + 2) =
-  // 15,000 no run measures an iteration (24,368 reached 3, its last one the
-  // data's end).
+TEST(MeasureTest, TheSweepStaysWhereTheFirstEpochGivesAMeasuredIteration) {
+  // mnist: 60,000 samples. Past 60,000 / (2 + 2) = 15,000 a run measures no
+  // iteration in the first epoch (24,368 reached 3, its last one the data's
+  // end), and mnist stops after one.
   std::vector<SizeRuns> Sizes = {timedSize(64, 4.0), timedSize(128, 7.0)};
   for (SizeRuns &Size : Sizes)
     Size.Timing[0].DatasetSamples = 60000;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0) << "no run ended yet";
-  // 23,828 returned after 3 iterations, before its first measured one.
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 15000);
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 4), 10000) << "more warm-up";
+  // A run that returned before measuring saw it too.
   MeasuredRun Unmeasured;
   Unmeasured.BatchSize = 23828;
   Unmeasured.EndedEarly = true;
   Unmeasured.IterationsReached = 3;
   Unmeasured.DatasetSamples = 60000;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, {Unmeasured}, 2), 15000);
-  Sizes[0].Timing[0].EndedEarly = true;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 15000);
-  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 4), 10000) << "more warm-up";
+  EXPECT_EQ(firstEpochDataLimit({}, {Unmeasured}, 2), 15000);
+  Unmeasured.EpochIterations = 2;
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {Unmeasured}, 2), 0)
+      << "it reached a second epoch: iterations past the first count";
   Sizes[1].Timing[0].EpochIterations = 469;
-  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0)
-      << "it reached a second epoch";
+  EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0);
   Sizes[1].Timing[0].EpochIterations = 0;
   for (SizeRuns &Size : Sizes)
     Size.Timing[0].DatasetSamples = 0;
   EXPECT_EQ(firstEpochDataLimit(Sizes, {}, 2), 0) << "the dataset is not known";
 }
 
-TEST(MeasureTest, ARunThatMeasuredNothingBoundsAFirstEpochProgram) {
+TEST(MeasureTest, TheSweepGoesNoFurtherThanTheFirstEpochsData) {
   ScriptedProgram Program("first-epoch");
   Program.Options.MaxRuns = 4;
   Program.Options.TimingRuns = 1;
@@ -1460,11 +1462,16 @@ TEST(MeasureTest, ARunThatMeasuredNothingBoundsAFirstEpochProgram) {
       everyRun(Program, 3, false, 5));
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  // 1,000 (half the dataset) returned after 2 loop starts: the program ends
-  // within its first epoch, so the sweep goes no further than 2,000 / 4 =
-  // 500, not halfway back to 508, which would measure nothing either.
-  EXPECT_EQ(Timings, "8 16 1000 500 ") << Program.Progress;
-  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16, 500}));
+  // The memory line heads for 942,694 (90% of the 1 GiB), but no size past
+  // 2,000 / 4 = 500 measures an iteration in the first epoch, and no run
+  // has seen a second: 500, not 1,000 (half the dataset) nor then halfway
+  // back to 508, which measure nothing.
+  EXPECT_EQ(Timings.substr(0, 13), "8 16 500 ") << Program.Progress;
+  EXPECT_EQ(Timings.find("1000"), std::string::npos) << Timings;
+  EXPECT_EQ(Timings.find("508"), std::string::npos) << Timings;
+  ASSERT_GE(M->Runs.size(), 3u);
+  EXPECT_EQ(M->Runs[2].BatchSize, 500);
+  EXPECT_EQ(M->Runs[2].Iterations, 1u);
 }
 
 TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
