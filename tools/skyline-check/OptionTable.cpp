@@ -354,7 +354,7 @@ std::vector<OptionDecl> budgetOptions() {
       choice<BreakdownRuns>(
           "breakdown-runs", "WHICH",
           "which batch sizes also get a breakdown run (time split, "
-          "memory kinds, layers): all, declared or none",
+          "memory kinds, layers): all (but probes), declared or none",
           measureField(&MeasureOptions::Breakdown),
           {{"all", BreakdownRuns::All},
            {"declared", BreakdownRuns::Declared},
