@@ -26,12 +26,15 @@ class CompilationDatabase;
 namespace skyline {
 
 /// What decides the front end's answer besides the files it reads: the
-/// sources, each one's compile command, the options of the analysis and this
-/// skyline-check (its version and its executable's size and time), as a
-/// SHA-256 in hex.
+/// sources (as absolute paths, however they were given), each one's compile
+/// command, the options of the analysis and the skyline-check that parses
+/// (its version and its executable's size and time: Executable, else this
+/// process's), as a SHA-256 in hex. skyline-lsp names the skyline-check
+/// beside it to read that one's model.
 std::string frontendCacheKey(const clang::tooling::CompilationDatabase &DB,
                              llvm::ArrayRef<std::string> Sources,
-                             const FrontendOptions &Options);
+                             const FrontendOptions &Options,
+                             llvm::StringRef Executable = "");
 
 /// The model kept at Path, where it was kept under Key and every file it
 /// was read from is as it was: the program's own files by their SHA-256

@@ -11,6 +11,7 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include <yaml-cpp/yaml.h>
@@ -31,11 +32,15 @@ std::optional<std::pair<uint64_t, int64_t>> sizeAndTime(llvm::StringRef Path) {
                   .count()));
 }
 
-/// This executable, by size and time: a rebuilt skyline-check of the same
-/// version may analyze differently.
-std::string selfIdentity() {
+/// The executable that parses (Executable, else this one), by size and
+/// time: a rebuilt skyline-check of the same version may analyze
+/// differently.
+std::string executableIdentity(llvm::StringRef Executable) {
   static int Anchor;
-  std::string Self = llvm::sys::fs::getMainExecutable("skyline-check", &Anchor);
+  std::string Self =
+      Executable.empty()
+          ? llvm::sys::fs::getMainExecutable("skyline-check", &Anchor)
+          : Executable.str();
   auto Stamp = sizeAndTime(Self);
   if (!Stamp)
     return Self;
@@ -72,15 +77,21 @@ bool systemFilesUnchanged(const YAML::Node &Files) {
 
 std::string frontendCacheKey(const clang::tooling::CompilationDatabase &DB,
                              llvm::ArrayRef<std::string> Sources,
-                             const FrontendOptions &Options) {
+                             const FrontendOptions &Options,
+                             llvm::StringRef Executable) {
   CacheKey Key;
   auto Add = [&](llvm::StringRef Name, llvm::StringRef Value) {
     Key.add(Name, Value);
   };
   Add("version", SKYLINE_VERSION);
-  Add("executable", selfIdentity());
+  Add("executable", executableIdentity(Executable));
   Add("batch size variable", Options.BatchSizeVar);
-  for (const std::string &Source : Sources) {
+  for (const std::string &Given : Sources) {
+    // One key however the source was named (skyline-check from the shell,
+    // skyline-lsp from the editor's URI).
+    llvm::SmallString<256> Source(Given);
+    llvm::sys::fs::make_absolute(Source);
+    llvm::sys::path::remove_dots(Source, true);
     Add("source", Source);
     for (const clang::tooling::CompileCommand &Command :
          DB.getCompileCommands(Source)) {

@@ -18,6 +18,7 @@
 #include "skyline/Config.h"
 #include "skyline/FileHash.h"
 #include "skyline/Frontend.h"
+#include "skyline/FrontendCache.h"
 #include "skyline/InputFile.h"
 #include "skyline/LspDocument.h"
 #include "skyline/MeasurementStore.h"
@@ -92,6 +93,11 @@ struct Analyzed {
   std::string PreambleToBuild;
   std::string PreambleText;
   std::optional<FrontendCommand> PreambleCommand;
+  /// The system headers the parse entered (listed beside the preamble made
+  /// from it); empty when the model came from a cache.
+  std::vector<std::string> SystemFiles;
+  /// The cached model used instead of a parse; empty: parsed.
+  std::string ModelFrom;
   std::map<std::string, TextIndex> Texts;
   std::string Error; // the analysis failed: shown as one diagnostic
   double Seconds = 0;
@@ -145,6 +151,23 @@ std::string preambleDirectory() {
   llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::append(Dir, "preamble");
   return std::string(Dir);
+}
+
+/// The system headers a preamble holds, one a line, beside it.
+std::string preambleFilesPath(llvm::StringRef Pch) {
+  return (Pch.drop_back(4) + ".files").str();
+}
+
+/// Where the server keeps the model of its last parse of Source (one file a
+/// source, replaced when its key changes): `models/` in the cache root;
+/// empty without one.
+std::string modelCachePath(llvm::StringRef Source) {
+  std::string Preambles = preambleDirectory();
+  if (Preambles.empty())
+    return "";
+  return (llvm::sys::path::parent_path(Preambles) + "/models/" +
+          sha256Hex(Source).substr(0, 24) + ".yaml")
+      .str();
 }
 
 /// Runs Arguments in Directory with stdout and stderr to Log; its exit
@@ -538,6 +561,17 @@ void Server::buildPreamble(const Analyzed &Result) {
   double Seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
+  // The headers in it, for the model cache (a parse through it does not
+  // enter them), before the preamble itself appears.
+  if (Code == 0)
+    if (llvm::Error E = writeFileAtomically(
+            preambleFilesPath(Pch),
+            Result.SystemFiles.empty()
+                ? std::string()
+                : llvm::join(Result.SystemFiles, "\n") + "\n")) {
+      Logger::error("{0}", llvm::toString(std::move(E)));
+      Code = 1;
+    }
   if (Code != 0 || llvm::sys::fs::rename(Temporary, Pch)) {
     Logger::error("could not precompile the preamble of {0} (log: {1}.log)",
                   Pch, Pch);
@@ -565,8 +599,11 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
             .count();
     Logger::info("analyzed {0} in {1} s{2}", File, Result->Seconds,
-                 Result->UsedPreamble ? " (with its precompiled preamble)"
-                                      : "");
+                 !Result->ModelFrom.empty()
+                     ? " (its model from " + Result->ModelFrom + ")"
+                 : Result->UsedPreamble
+                     ? std::string(" (with its precompiled preamble)")
+                     : std::string());
     return Result;
   };
   std::vector<std::string> Arguments = Options.Arguments;
@@ -621,24 +658,81 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   Frontend.DiagnosticStream = &ClangStream;
   llvm::Expected<ProgramModel> Model =
       llvm::createStringError(std::errc::invalid_argument, "not analyzed");
-  if (UsePreamble) {
+  // The model the last parse of the same sources with the same flags and
+  // options kept, where the files it read are unchanged (FrontendCache.h):
+  // skyline-check's in the work directory (a measured run's), else the
+  // server's own. Reopening an unchanged program then parses nothing.
+  std::string WorkDir = workDirectoryFor(*Parsed);
+  std::string KeptModel = modelCachePath(File);
+  std::string Key =
+      frontendCacheKey(*Setup->Database, Parsed->Sources, Frontend);
+  std::optional<ProgramModel> Cached;
+  std::string PreambleError;
+  if (!Options.SkylineCheck.empty())
+    Cached =
+        readCachedProgram(WorkDir + "/program-model.yaml",
+                          frontendCacheKey(*Setup->Database, Parsed->Sources,
+                                           Frontend, Options.SkylineCheck));
+  if (Cached)
+    Result->ModelFrom = WorkDir + "/program-model.yaml";
+  else if (!KeptModel.empty() && (Cached = readCachedProgram(KeptModel, Key)))
+    Result->ModelFrom = KeptModel;
+  std::vector<std::string> SystemFiles;
+  Frontend.SystemFilesRead = &SystemFiles;
+  if (Cached) {
+    Model = std::move(*Cached);
+    UsePreamble = false;
+  } else if (UsePreamble) {
     Model = analyzeProgram(WithPreamble(*Setup->Database, Pch), Parsed->Sources,
                            Frontend);
     if (!Model) {
-      // A preamble that no longer loads (a header changed, another clang):
-      // parsed whole again, and made anew.
-      Logger::error("the preamble {0} did not load: {1}", Pch,
-                    llvm::toString(Model.takeError()));
-      BadPreambles.insert(Pch);
-      llvm::sys::fs::remove(Pch);
+      PreambleError = llvm::toString(Model.takeError());
       ClangErrors.clear();
       UsePreamble = false;
     }
   }
-  if (!UsePreamble)
+  if (!UsePreamble && Result->ModelFrom.empty())
     Model = analyzeProgram(*Setup->Database, Parsed->Sources, Frontend);
+  if (!PreambleError.empty()) {
+    // Parsed whole where the preamble failed: if that parses, the preamble
+    // no longer loads (a header changed, another clang) and is deleted, to
+    // be made anew by a later session; if not, the program has errors,
+    // which a stale preamble's messages would not show, and the preamble is
+    // kept for the save that fixes them.
+    if (Model) {
+      Logger::error("the preamble {0} did not load: {1}", Pch, PreambleError);
+      BadPreambles.insert(Pch);
+      llvm::sys::fs::remove(Pch);
+    } else {
+      Logger::info("{0} does not parse, with or without the preamble {1}", File,
+                   Pch);
+    }
+  }
   Result->UsedPreamble = UsePreamble;
-  if (Model && !UsePreamble && !Pch.empty() && !BadPreambles.count(Pch)) {
+  if (Model && Result->ModelFrom.empty() && !KeptModel.empty()) {
+    // A parse through the preamble does not enter the headers in it: they
+    // are the ones the parse that made it entered, listed beside it.
+    bool Known = true;
+    if (UsePreamble) {
+      SystemFiles.push_back(Pch);
+      auto Listed = llvm::MemoryBuffer::getFile(preambleFilesPath(Pch));
+      Known = bool(Listed);
+      if (Known)
+        for (llvm::StringRef Line : llvm::split((*Listed)->getBuffer(), '\n'))
+          if (!Line.empty())
+            SystemFiles.push_back(Line.str());
+    }
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(KeptModel));
+    if (Known)
+      if (llvm::Error E =
+              writeCachedProgram(KeptModel, Key, *Model, SystemFiles))
+        Logger::error("the program's model is not kept: {0}",
+                      llvm::toString(std::move(E)));
+  }
+  // A model from a cache made no preamble: the next parse will.
+  if (Model && Result->ModelFrom.empty() && !UsePreamble && !Pch.empty() &&
+      !BadPreambles.count(Pch)) {
+    Result->SystemFiles = SystemFiles;
     Result->PreambleToBuild = Pch;
     Result->PreambleText = PreambleText;
     Result->PreambleCommand = Command;
@@ -687,7 +781,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
 
   // The measurement: the report the client names, else the one the work
   // directory keeps under the program's key now, else its latest.
-  std::string WorkDir = workDirectoryFor(*Parsed);
   std::string ReportPath =
       ReportOption.empty() ? latestReportPath(WorkDir) : ReportOption;
   if (llvm::sys::fs::exists(ReportPath)) {

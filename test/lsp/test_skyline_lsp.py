@@ -456,7 +456,9 @@ def test_malformed_requests_answered(workspace):
 def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
     # The first analysis parses everything and then precompiles the
     # source's leading system #includes (the mock <torch/torch.h>); the
-    # next, after a save, loads them from there and publishes the same.
+    # next, after an edit and a save, loads them from there and publishes
+    # the same. (A save without an edit reads the model kept by the last
+    # parse: test_model_cache.py.)
     cache = tmp_path_factory.mktemp("cache")
     log = workspace / "server.log"
     env = dict(os.environ, SKYLINE_CACHE_DIR=str(cache))
@@ -475,15 +477,35 @@ def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
                        "version": 1, "text": path.read_text()}}}))
         cold = client.receive_until(lambda m: m.get("method") ==
                                     "textDocument/publishDiagnostics")
+        with open(path, "a") as source:
+            source.write("// edited\n")
         client.send(frame({"jsonrpc": "2.0", "method": "textDocument/didSave",
                            "params": {"textDocument": {
                                "uri": path.as_uri()}}}))
         warm = client.receive_until(lambda m: m.get("method") ==
                                     "textDocument/publishDiagnostics")
+        # An edit that does not compile: its error, and the preamble is
+        # kept for the save that fixes it.
+        text = path.read_text()
+        path.write_text(text.replace("kBatchSize = 16;", "kBatchSize = ;"))
+        client.send(frame({"jsonrpc": "2.0", "method": "textDocument/didSave",
+                           "params": {"textDocument": {
+                               "uri": path.as_uri()}}}))
+        broken = client.receive_until(lambda m: m.get("method") ==
+                                      "textDocument/publishDiagnostics")
+        path.write_text(text + "// fixed\n")
+        client.send(frame({"jsonrpc": "2.0", "method": "textDocument/didSave",
+                           "params": {"textDocument": {
+                               "uri": path.as_uri()}}}))
+        fixed = client.receive_until(lambda m: m.get("method") ==
+                                     "textDocument/publishDiagnostics")
         client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
                     frame({"jsonrpc": "2.0", "method": "exit"}))
         assert client.server.wait(timeout=60) == 0
-    assert warm["params"]["diagnostics"] == cold["params"]["diagnostics"]
+    # The same, the measurement now marked as made before the edit.
+    stale = " (measured before the change: sources)"
+    assert json.loads(json.dumps(warm["params"]["diagnostics"]).replace(
+        stale, "")) == cold["params"]["diagnostics"]
     (pch,) = (cache / "preamble").glob("*.pch")
     assert (cache / "preamble" / (pch.stem + ".h")).read_text() == \
         "#include <torch/torch.h>\n"
@@ -495,3 +517,12 @@ def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
     assert analyses[1].endswith("(with its precompiled preamble)")
     assert any("] precompiled the preamble %s in " % pch in line
                for line in lines)
+    (error,) = broken["params"]["diagnostics"]
+    assert error["severity"] == 1
+    assert "expected expression" in error["message"]
+    assert any(line.endswith("] %s does not parse, with or without the "
+                             "preamble %s" % (path, pch)) for line in lines)
+    assert pch.exists()
+    # Fixed: parsed through the preamble again.
+    assert fixed["params"]["diagnostics"] == warm["params"]["diagnostics"]
+    assert analyses[3].endswith("(with its precompiled preamble)")

@@ -162,4 +162,28 @@ TEST_F(FrontendCacheTest, AnotherKeyOrADamagedCacheIsAMiss) {
   EXPECT_FALSE(readCachedProgram(Dir + "/none.yaml", Key));
 }
 
+TEST_F(FrontendCacheTest, TheKeyNamesSourcesAndTheParserAlike) {
+  FrontendOptions Options;
+  std::string Key = frontendCacheKey(*Database, {Source}, Options);
+  // However the source is named: skyline-check from the shell, skyline-lsp
+  // from the editor's absolute path.
+  llvm::SmallString<128> Current;
+  ASSERT_FALSE(llvm::sys::fs::current_path(Current));
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Dir));
+  std::string Relative = frontendCacheKey(*Database, {"train.cpp"}, Options);
+  std::string Dotted =
+      frontendCacheKey(*Database, {"./sub/../train.cpp"}, Options);
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Current));
+  EXPECT_EQ(Relative, Key);
+  EXPECT_EQ(Dotted, Key);
+  // The parser named (skyline-lsp names the skyline-check beside it): this
+  // executable by its path is this executable.
+  static int Anchor;
+  std::string Self = llvm::sys::fs::getMainExecutable("test", &Anchor);
+  EXPECT_EQ(frontendCacheKey(*Database, {Source}, Options, Self), Key);
+  EXPECT_NE(frontendCacheKey(*Database, {Source}, Options, Source), Key);
+  Options.BatchSizeVar = "kBatchSize";
+  EXPECT_NE(frontendCacheKey(*Database, {Source}, Options), Key);
+}
+
 } // namespace
