@@ -613,6 +613,33 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     Result->Error = llvm::toString(Parsed.takeError());
     return Done();
   }
+  // The measurement: the report the client names, else the one the work
+  // directory keeps (below: the one under the program's key now, else its
+  // latest). Read first, as the program's sources are the ones it lists.
+  llvm::SmallString<256> Root;
+  llvm::sys::fs::current_path(Root);
+  std::string WorkDir = workDirectoryFor(*Parsed);
+  std::string ReportPath =
+      ReportOption.empty() ? latestReportPath(WorkDir) : ReportOption;
+  std::optional<llvm::Expected<SavedReport>> Report;
+  if (llvm::sys::fs::exists(ReportPath)) {
+    Report.emplace(readReport(ReportPath));
+    // Relative paths in a report are from where skyline-check ran, as
+    // --from-report reads them: the workspace.
+    if (*Report)
+      makeReportPathsAbsolute(**Report, Root);
+  }
+  // A program of several sources, as its measurement lists them, is
+  // analyzed whole, as skyline-check analyzes it: a layer made in one
+  // source and trained in another then gets its findings and hints.
+  if (Report && *Report && reportDescribes(**Report, File, Root)) {
+    std::vector<std::string> Sources;
+    for (const std::string &Source : (*Report)->Program.Sources)
+      if (Source == File || llvm::sys::fs::is_regular_file(Source))
+        Sources.push_back(Source);
+    if (Sources.size() > 1)
+      Parsed->Sources = Sources;
+  }
   auto Setup = loadCompilationSetup(Parsed->BuildPath, Parsed->ExtraArgs,
                                     Parsed->Sources);
   if (!Setup) {
@@ -638,6 +665,26 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   std::string PreambleText;
   if (auto Buffer = llvm::MemoryBuffer::getFile(File))
     PreambleText = systemPreamble((*Buffer)->getBuffer());
+  // One preamble serves every source of the program only where each starts
+  // with the same system includes and compiles with the same flags.
+  auto Flags = [](const FrontendCommand &C) {
+    std::vector<std::string> Arguments;
+    for (const std::string &Arg : C.Arguments)
+      if (Arg != C.Filename)
+        Arguments.push_back(Arg);
+    return std::make_pair(C.Directory, Arguments);
+  };
+  for (const std::string &Source : Parsed->Sources) {
+    if (Source == File || !Command)
+      continue;
+    auto Buffer = llvm::MemoryBuffer::getFile(Source);
+    std::optional<FrontendCommand> Other =
+        frontendCommandLine(*Setup->Database, Source);
+    if (!Buffer || !Other ||
+        systemPreamble((*Buffer)->getBuffer()) != PreambleText ||
+        Flags(*Other) != Flags(*Command))
+      PreambleText.clear();
+  }
   std::string PreambleDir = preambleDirectory();
   if (Command && !PreambleText.empty() && !PreambleDir.empty()) {
     std::string Key = PreambleText;
@@ -662,7 +709,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   // options kept, where the files it read are unchanged (FrontendCache.h):
   // skyline-check's in the work directory (a measured run's), else the
   // server's own. Reopening an unchanged program then parses nothing.
-  std::string WorkDir = workDirectoryFor(*Parsed);
   std::string KeptModel = modelCachePath(File);
   std::string Key =
       frontendCacheKey(*Setup->Database, Parsed->Sources, Frontend);
@@ -748,8 +794,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   State.Rules = Parsed->Rules;
   // Paths in messages as the command line shows a found file: relative
   // to the workspace (the current directory) when below it.
-  llvm::SmallString<256> Root;
-  llvm::sys::fs::current_path(Root);
   State.StaticNotes = programModelNotes(State.Model, [&](llvm::StringRef Path) {
     llvm::StringRef Shown = Path;
     if (Shown.consume_front(Root) && Shown.consume_front("/"))
@@ -779,27 +823,20 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     return Done();
   }
 
-  // The measurement: the report the client names, else the one the work
-  // directory keeps under the program's key now, else its latest.
-  std::string ReportPath =
-      ReportOption.empty() ? latestReportPath(WorkDir) : ReportOption;
-  if (llvm::sys::fs::exists(ReportPath)) {
-    auto Report = readReport(ReportPath);
-    if (!Report) {
-      Result->Error = llvm::toString(Report.takeError());
+  if (Report) {
+    if (!*Report) {
+      Result->Error = llvm::toString(Report->takeError());
       return Done();
     }
-    // Relative paths in a report are from where skyline-check ran, as
-    // --from-report reads them: the workspace.
-    makeReportPathsAbsolute(*Report, Root);
+    SavedReport Saved = std::move(**Report);
     // The program's key as it is now, for the files the report describes.
     auto TorchDir = findTorchDir(Parsed->TorchDir, Parsed->BuildPath);
     std::string Torch = TorchDir ? *TorchDir : "";
     if (!TorchDir)
       llvm::consumeError(TorchDir.takeError());
-    MeasurementKey Now = currentMeasurementKey(
-        *Setup->Database, Report->Program, Torch, Parsed->Measure.Device);
-    if (ReportOption.empty() && Report->Key != Now) {
+    MeasurementKey Now = currentMeasurementKey(*Setup->Database, Saved.Program,
+                                               Torch, Parsed->Measure.Device);
+    if (ReportOption.empty() && Saved.Key != Now) {
       std::string Kept = keptReportPath(WorkDir, Now);
       if (llvm::sys::fs::exists(Kept)) {
         auto Exact = readReport(Kept);
@@ -807,14 +844,14 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
           Logger::error("{0}", llvm::toString(Exact.takeError()));
         } else if (Exact->Key == Now) {
           makeReportPathsAbsolute(*Exact, Root);
-          Report = std::move(Exact);
+          Saved = std::move(*Exact);
           ReportPath = Kept;
         }
       }
     }
     std::vector<std::string> Changes;
-    if (Report->Key)
-      Changes = keyChanges(*Report->Key, Now);
+    if (Saved.Key)
+      Changes = keyChanges(*Saved.Key, Now);
     LogMessage(json::Object{
         {"type", 4},
         {"message",
@@ -822,15 +859,15 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
                        "key now: {3} (sources {4}, compile_flags {5}, "
                        "libtorch {6}, device {7})",
                        File, ReportPath,
-                       !Report->Key ? std::string(" (written without a key)")
+                       !Saved.Key ? std::string(" (written without a key)")
                        : Changes.empty() ? std::string(" (the same key)")
                                          : " (measured before the change: " +
                                                llvm::join(Changes, ", ") + ")",
                        keyName(Now), Now.Sources, Now.Flags, Now.LibTorch,
                        Now.Device)
              .str()}});
-    if (reportDescribes(*Report, File, Root))
-      loadMeasurement(State, std::move(*Report), ReportPath, Changes);
+    if (reportDescribes(Saved, File, Root))
+      loadMeasurement(State, std::move(Saved), ReportPath, Changes);
   }
   return Done();
 }
