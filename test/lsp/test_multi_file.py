@@ -3,6 +3,7 @@
 # where its measurement lists the sources, the server analyzes them
 # together, as skyline-check does, so that block.cpp, opened alone, is part
 # of a training program and its layers get their hints.
+import asyncio
 import shutil
 import subprocess
 
@@ -60,7 +61,13 @@ async def test_sources_analyzed_together(client, tmp_path):
         text_document=types.TextDocumentItem(
             uri=block.as_uri(), language_id="cpp", version=1,
             text=block.read_text())))
+    # One publication a file (block.cpp, config.h, main.cpp, in that order).
     await client.wait_for_notification("textDocument/publishDiagnostics")
+    main_uri = (tmp_path / "main.cpp").as_uri()
+    for _ in range(1200):
+        if main_uri in client.diagnostics:
+            break
+        await asyncio.sleep(0.05)
     # block.cpp's own notes and findings, and the other files' (published
     # with theirs). Alone, block.cpp would be no training program at all.
     got = [(d.range.start.line, d.range.start.character, d.severity,
@@ -78,8 +85,7 @@ async def test_sources_analyzed_together(client, tmp_path):
          "of 3.60 ms"),
         (3, 35, I, "'inner' is constructed here with width, width"),
     ]
-    main = [d.message for d in client.diagnostics[
-        (tmp_path / "main.cpp").as_uri()]]
+    main = [d.message for d in client.diagnostics[main_uri]]
     assert "module 'block' (Block) constructed here" in main
     config = [d.message for d in client.diagnostics[
         (tmp_path / "config.h").as_uri()]]
