@@ -28,7 +28,8 @@ struct RunRequest {
   double TimeLimitSeconds = 0;
   /// A probe's measured iterations, the fewest and the most alike; 0: the
   /// options' (a probe is a timing run far past the decision, for its
-  /// memory and a first time: probeIterations).
+  /// memory and a first time: probeIterations). A probe warms up for one
+  /// iteration (ProbeWarmup).
   unsigned ProbeIterations = 0;
   /// Above 1: a repeated timing run, with its own log and result file.
   unsigned Pass = 1;
@@ -178,6 +179,11 @@ inline constexpr double ProbePastTheDecision = 4.0;
 /// A probe measures as many iterations as this holds at the predicted time
 /// an iteration, at least 1 and at most --min-iterations.
 inline constexpr double ProbeIterationSeconds = 0.5;
+/// A probe's warm-up, at most --warmup: one iteration makes every tensor
+/// that lives across iterations (the gradients, the optimizer's state), so
+/// the next has the peak; a second would only cost time, the most at the
+/// largest sizes (mnist at 15,000: 1.5 s).
+inline constexpr unsigned ProbeWarmup = 1;
 
 /// The iterations a probe at BatchSize measures: ProbeIterationSeconds at
 /// the time an iteration predicted from the nearest measured size (as

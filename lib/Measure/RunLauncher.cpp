@@ -183,8 +183,11 @@ std::vector<std::string> runEnvironment(const RunRequest &Request,
       Breakdown ? std::min(Options.BreakdownIterations, Options.Iterations)
                 : Options.Iterations;
   unsigned Fewest = Breakdown ? Most : std::min(Options.MinIterations, Most);
-  if (!Breakdown && Request.ProbeIterations > 0)
+  unsigned Warmup = Options.Warmup;
+  if (!Breakdown && Request.ProbeIterations > 0) {
     Most = Fewest = Request.ProbeIterations;
+    Warmup = std::min(Warmup, ProbeWarmup);
+  }
   auto Set = [](const char *Variable, const std::string &Value) {
     return std::string(Variable) + "=" + Value;
   };
@@ -193,7 +196,7 @@ std::vector<std::string> runEnvironment(const RunRequest &Request,
       Set(env::Result, ResultPath.str()),
       Set(env::BatchSize, std::to_string(Request.BatchSize)),
       Set(env::Mode, nameOf(Request.Mode)),
-      Set(env::Warmup, std::to_string(Options.Warmup)),
+      Set(env::Warmup, std::to_string(Warmup)),
       Set(env::Iterations, std::to_string(std::max(Most, 1u))),
       Set(env::MinIterations, std::to_string(std::max(Fewest, 1u))),
       // On CUDA the device's memory is the limit: no host budget (the

@@ -1391,8 +1391,12 @@ void writeGrowingProgram(ScriptedProgram &Program,
   Program.write(
       [&Program, Ms, &Timings, PeakOf](const RunRequest &Request,
                                        const Environment &Env) {
-        Timings += std::to_string(Request.BatchSize) + ":" +
-                   Env.at("SKYLINE_ITERATIONS") + " ";
+        Timings +=
+            std::to_string(Request.BatchSize) + ":" +
+            Env.at("SKYLINE_ITERATIONS") +
+            (Env.at("SKYLINE_WARMUP") == "2" ? ""
+                                             : "w" + Env.at("SKYLINE_WARMUP")) +
+            " ";
         unsigned Asked = std::stoul(Env.at("SKYLINE_MIN_ITERATIONS"));
         double Median = Ms(Request.BatchSize);
         MeasuredRun Run =
@@ -1491,7 +1495,8 @@ TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
       Breakdowns);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  EXPECT_EQ(Timings, "8:50 16:50 942694:1 ") << Program.Progress;
+  // One warm-up iteration: the next has the peak.
+  EXPECT_EQ(Timings, "8:50 16:50 942694:1w1 ") << Program.Progress;
   EXPECT_EQ(Breakdowns, "8 16 ") << "no breakdown run for a probe";
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: run 3/3 at batch size 942694 (far past the "
@@ -1527,7 +1532,7 @@ TEST(MeasureTest, AProbeThatRunsFastestIsRepeatedAsAWholeTimingRun) {
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(Timings.substr(0, Timings.find("942694:50")),
-            "8:50 16:50 942694:1 8:50 16:50 ")
+            "8:50 16:50 942694:1w1 8:50 16:50 ")
       << Program.Progress;
   EXPECT_NE(Timings.find("942694:50"), std::string::npos) << Timings;
   // Its kept run is the whole one, however its probe's median compares.
