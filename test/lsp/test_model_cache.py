@@ -7,7 +7,7 @@ import os
 import subprocess
 
 from conftest import MOCK_FLAGS, SKYLINE_CHECK
-from test_skyline_lsp import RawClient, frame
+from test_skyline_lsp import RawClient, frame, initialize_and_open
 
 
 def session(workspace, cache, tmp_path, name):
@@ -18,16 +18,7 @@ def session(workspace, cache, tmp_path, name):
     path = workspace / "train.cpp"
     with open(log, "w") as stderr:
         client = RawClient(workspace, ["--log=info"], env, stderr)
-        client.send(
-            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"capabilities": {},
-                              "rootUri": workspace.as_uri(),
-                              "initializationOptions": {
-                                  "arguments": ["--"] + MOCK_FLAGS}}}) +
-            frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-                   "params": {"textDocument": {
-                       "uri": path.as_uri(), "languageId": "cpp",
-                       "version": 1, "text": path.read_text()}}}))
+        client.send(initialize_and_open(workspace, path))
         published = client.receive_until(
             lambda m: m.get("method") == "textDocument/publishDiagnostics")
         client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +

@@ -108,15 +108,7 @@ def open_raw(workspace, name="train.cpp"):
     first diagnostics."""
     client = RawClient(workspace)
     path = workspace / name
-    client.send(
-        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
-                          "initializationOptions": {
-                              "arguments": ["--"] + MOCK_FLAGS}}}) +
-        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-               "params": {"textDocument": {
-                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
-                   "text": path.read_text()}}}))
+    client.send(initialize_and_open(workspace, path))
     published = client.receive_until(
         lambda m: m.get("method") == "textDocument/publishDiagnostics")
     client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
@@ -326,6 +318,20 @@ def frame(message):
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
 
 
+def initialize_and_open(workspace, path):
+    """The frames of a client that initializes the server on workspace with
+    the mock flags and opens path."""
+    return (frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                   "params": {"capabilities": {},
+                              "rootUri": workspace.as_uri(),
+                              "initializationOptions": {
+                                  "arguments": ["--"] + MOCK_FLAGS}}}) +
+            frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                   "params": {"textDocument": {
+                       "uri": path.as_uri(), "languageId": "cpp",
+                       "version": 1, "text": path.read_text()}}}))
+
+
 def test_client_gone_without_shutdown(workspace):
     # A client that initializes, opens the program and closes its end
     # without shutdown or exit: the server ends, with 1 as the protocol
@@ -335,14 +341,7 @@ def test_client_gone_without_shutdown(workspace):
                               cwd=workspace)
     path = workspace / "train.cpp"
     out, err = server.communicate(
-        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
-                          "initializationOptions": {
-                              "arguments": ["--"] + MOCK_FLAGS}}}) +
-        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-               "params": {"textDocument": {
-                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
-                   "text": path.read_text()}}}) +
+        initialize_and_open(workspace, path) +
         b"Content-Length: 20\r\n\r\n{not json at all...}", timeout=60)
     assert server.returncode == 1
     assert b'"serverInfo"' in out
@@ -416,15 +415,7 @@ class RawClient:
 def test_malformed_requests_answered(workspace):
     client = RawClient(workspace)
     path = workspace / "train.cpp"
-    client.send(
-        frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"capabilities": {}, "rootUri": workspace.as_uri(),
-                          "initializationOptions": {
-                              "arguments": ["--"] + MOCK_FLAGS}}}) +
-        frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-               "params": {"textDocument": {
-                   "uri": path.as_uri(), "languageId": "cpp", "version": 1,
-                   "text": path.read_text()}}}))
+    client.send(initialize_and_open(workspace, path))
     client.receive_until(lambda m: m.get("method") ==
                          "textDocument/publishDiagnostics")
     # Parameters that do not decode, a method the server does not have, and
@@ -465,16 +456,7 @@ def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
     with open(log, "w") as stderr:
         client = RawClient(workspace, ["--log=info"], env, stderr)
         path = workspace / "train.cpp"
-        client.send(
-            frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"capabilities": {},
-                              "rootUri": workspace.as_uri(),
-                              "initializationOptions": {
-                                  "arguments": ["--"] + MOCK_FLAGS}}}) +
-            frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
-                   "params": {"textDocument": {
-                       "uri": path.as_uri(), "languageId": "cpp",
-                       "version": 1, "text": path.read_text()}}}))
+        client.send(initialize_and_open(workspace, path))
         cold = client.receive_until(lambda m: m.get("method") ==
                                     "textDocument/publishDiagnostics")
         with open(path, "a") as source:

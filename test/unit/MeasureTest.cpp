@@ -1381,16 +1381,24 @@ TEST(MeasureTest, AProbeMeasuresWhatHalfASecondHolds) {
   EXPECT_EQ(probeIterations({}, 4000, 5), 1u) << "nothing known";
 }
 
-/// Timing runs at Ms(size) an iteration and a peak of 1 MiB and 1 KiB a
-/// sample, each taking 1 s plus its iterations; breakdown runs 0.5 s.
-/// Timings notes each timing run as "<size>:<iterations asked>".
+/// The peak of the programs below: 1 MiB and 1 KiB a sample.
+int64_t growingPeakBytes(int64_t BatchSize) {
+  return (int64_t(1) << 20) + 1024 * BatchSize;
+}
+
+/// A program of three sizes under 1 GiB and no time budget: timing runs at
+/// Ms(size) an iteration and a peak of growingPeakBytes, each taking 1 s
+/// plus its iterations; breakdown runs 0.5 s. Timings notes each timing run
+/// as "<size>:<iterations asked>", and "w<warm-up>" where it is not 2.
 void writeGrowingProgram(ScriptedProgram &Program,
                          std::function<double(int64_t)> Ms,
                          std::string &Timings, std::string &Breakdowns) {
-  auto PeakOf = [](int64_t Size) { return (int64_t(1) << 20) + 1024 * Size; };
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimeBudgetSeconds = 0;
+  Program.Options.MemoryBudget = int64_t(1) << 30;
   Program.write(
-      [&Program, Ms, &Timings, PeakOf](const RunRequest &Request,
-                                       const Environment &Env) {
+      [&Program, Ms, &Timings](const RunRequest &Request,
+                               const Environment &Env) {
         Timings +=
             std::to_string(Request.BatchSize) + ":" +
             Env.at("SKYLINE_ITERATIONS") +
@@ -1401,14 +1409,14 @@ void writeGrowingProgram(ScriptedProgram &Program,
         double Median = Ms(Request.BatchSize);
         MeasuredRun Run =
             measured(Request, Env, Asked, false, Asked + 2, false, Median);
-        Run.PeakBytes = PeakOf(Request.BatchSize);
+        Run.PeakBytes = growingPeakBytes(Request.BatchSize);
         return Program.finished(Request, Run, 1 + (Asked + 2) * Median / 1000);
       },
-      [&Program, &Breakdowns, PeakOf](const RunRequest &Request,
-                                      const Environment &Env) {
+      [&Program, &Breakdowns](const RunRequest &Request,
+                              const Environment &Env) {
         Breakdowns += std::to_string(Request.BatchSize) + " ";
         MeasuredRun Run = measured(Request, Env, 3, false, 5);
-        Run.PeakBytes = PeakOf(Request.BatchSize);
+        Run.PeakBytes = growingPeakBytes(Request.BatchSize);
         return Program.finished(Request, Run, 0.5);
       });
 }
@@ -1460,7 +1468,7 @@ TEST(MeasureTest, TheSweepGoesNoFurtherThanTheFirstEpochsData) {
             measured(Request, Env, Measured, Ended, Ended ? Reached : Asked + 2,
                      false, 0.25 * Request.BatchSize);
         Run.DatasetSamples = 2000;
-        Run.PeakBytes = (int64_t(1) << 20) + 1024 * Request.BatchSize;
+        Run.PeakBytes = growingPeakBytes(Request.BatchSize);
         return Program.finished(Request, Run);
       },
       everyRun(Program, 3, false, 5));
@@ -1480,10 +1488,7 @@ TEST(MeasureTest, TheSweepGoesNoFurtherThanTheFirstEpochsData) {
 
 TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
   ScriptedProgram Program("probe");
-  Program.Options.MaxRuns = 3;
   Program.Options.TimingRuns = 1;
-  Program.Options.TimeBudgetSeconds = 0;
-  Program.Options.MemoryBudget = int64_t(1) << 30;
   // 0.25 ms a sample: the throughput is flat, and the decision stays at the
   // declared 8. The third size heads for 90% of the 1 GiB: 16 +
   // (966,367,641 - 1,064,960) / 1,024 = 942,694, far past 4 x 16, and at
@@ -1504,7 +1509,7 @@ TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
             std::string::npos)
       << Program.Progress;
   ASSERT_EQ(M->Runs.size(), 3u);
-  EXPECT_EQ(M->Runs[2].PeakBytes, (int64_t(1) << 20) + 1024 * 942694);
+  EXPECT_EQ(M->Runs[2].PeakBytes, growingPeakBytes(942694));
   EXPECT_EQ(M->Runs[2].Iterations, 1u);
   EXPECT_FALSE(M->Runs[2].Breakdown);
   // Every process counts: 8 and 16 took 1 s and 7 iterations, and 0.5 s a
@@ -1515,10 +1520,7 @@ TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
 
 TEST(MeasureTest, AProbeThatRunsFastestIsRepeatedAsAWholeTimingRun) {
   ScriptedProgram Program("probe-fastest");
-  Program.Options.MaxRuns = 3;
   Program.Options.TimingRuns = 2;
-  Program.Options.TimeBudgetSeconds = 0;
-  Program.Options.MemoryBudget = int64_t(1) << 30;
   // 942,694 runs 100 times the throughput of 16: the best measured size,
   // so the decision's, and its repeat is a whole timing run (50 at most,
   // not the probe's one).
