@@ -44,11 +44,10 @@ struct RunOutcome {
   std::optional<MeasuredRun> Run;
   std::string Problem; // when there is no Run
   double Seconds = 0;
-  /// The program returned (exit 0) before its first measured iteration:
-  /// at a larger batch size its data may last fewer iterations.
-  bool EndedBeforeMeasuring = false;
-  /// Such a run's result file (how far it got, the dataset it saw): what it
-  /// says of the data bounds the sizes after it (firstEpochDataLimit).
+  /// Where the program returned (exit 0) before its first measured
+  /// iteration, its result file (how far it got, the dataset it saw): at a
+  /// larger batch size its data may last fewer iterations, and what it says
+  /// of the data bounds the sizes after it (firstEpochDataLimit).
   std::optional<MeasuredRun> Unmeasured;
 };
 
@@ -146,6 +145,10 @@ struct SizeRuns {
     return Probed && Runs.size() > 1 ? Runs.drop_front() : Runs;
   }
 };
+
+/// The repeatable size of the best throughput by its fastest run; none
+/// before one measured. The first of equals, in the order they ran.
+const SizeRuns *bestMeasured(const std::vector<SizeRuns> &Sizes);
 
 /// The sizes a suggestion's gain is measured between, whose timing runs are
 /// repeated: the declared size, the measured size of the best throughput,

@@ -226,8 +226,7 @@ RunOutcome finishedRunOutcome(const RunRequest &Request, MeasuredRun Run,
   Run.Log = Log.str();
   if (Run.EndedEarly && Run.Iterations == 0 && !Run.OutOfMemory) {
     Outcome.Problem = describeNoIterations(Run, Request.Mode, Process, Log);
-    Outcome.EndedBeforeMeasuring = Process.ExitCode == 0;
-    if (Outcome.EndedBeforeMeasuring)
+    if (Process.ExitCode == 0)
       Outcome.Unmeasured = std::move(Run);
     return Outcome;
   }

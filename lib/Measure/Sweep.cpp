@@ -250,6 +250,18 @@ unsigned mostTimingRuns(unsigned TimingRuns) {
 
 } // namespace
 
+const SizeRuns *bestMeasured(const std::vector<SizeRuns> &Sizes) {
+  const SizeRuns *Best = nullptr;
+  auto Throughput = [](const SizeRuns &Size) {
+    return double(Size.BatchSize) / Size.fastest().IterationMs.Median;
+  };
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable && Size.fastest().IterationMs.Median > 0 &&
+        (!Best || Throughput(Size) > Throughput(*Best)))
+      Best = &Size;
+  return Best;
+}
+
 std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
                                    int64_t DeclaredBatchSize,
                                    int64_t Decision) {
@@ -259,13 +271,7 @@ std::vector<int64_t> decisionSizes(const std::vector<SizeRuns> &Sizes,
       Timed.push_back(&Size);
   if (Timed.empty())
     return {};
-  auto Throughput = [](const SizeRuns *Size) {
-    return double(Size->BatchSize) / Size->fastest().IterationMs.Median;
-  };
-  const SizeRuns *Best =
-      *llvm::max_element(Timed, [&](const SizeRuns *A, const SizeRuns *B) {
-        return Throughput(A) < Throughput(B);
-      });
+  const SizeRuns *Best = bestMeasured(Sizes);
   int64_t Anchor = Decision > 0 ? Decision : Best->BatchSize;
   const SizeRuns *Below = nullptr, *Above = nullptr;
   std::vector<int64_t> Chosen = {Best->BatchSize};
@@ -497,14 +503,7 @@ bool Sweep::farPastTheDecision(unsigned Index) const {
   if (Index < 2 || BatchSize == DeclaredBatchSize)
     return false;
   int64_t Anchor = std::max(DeclaredBatchSize, decisionBatchSize());
-  const SizeRuns *Best = nullptr;
-  for (const SizeRuns &Size : Sizes)
-    if (Size.Repeatable && Size.fastest().IterationMs.Median > 0 &&
-        (!Best ||
-         double(Size.BatchSize) / Size.fastest().IterationMs.Median >
-             double(Best->BatchSize) / Best->fastest().IterationMs.Median))
-      Best = &Size;
-  if (Best)
+  if (const SizeRuns *Best = bestMeasured(Sizes))
     Anchor = std::max(Anchor, Best->BatchSize);
   return double(BatchSize) > ProbePastTheDecision * double(Anchor);
 }
@@ -515,16 +514,15 @@ bool Sweep::farPastTheDecision(unsigned Index) const {
 /// shape, a batch larger than its data): the sweep backs off as from an
 /// out-of-memory run, without calling it one.
 void Sweep::keepFailedSize(const RunOutcome &Timing) {
-  if (Timing.Unmeasured)
+  Result.Problems.push_back(Timing.Problem);
+  if (Timing.Unmeasured) {
     Unmeasured.push_back(*Timing.Unmeasured);
-  std::string Problem = Timing.Problem;
-  if (!Timing.EndedBeforeMeasuring) {
-    Result.FirstFailure = Result.FirstFailure
-                              ? std::min(Result.FirstFailure, BatchSize)
-                              : BatchSize;
-    Problem = failedSizeProblem(Problem, BatchSize);
+    return;
   }
-  Result.Problems.push_back(std::move(Problem));
+  Result.FirstFailure = Result.FirstFailure
+                            ? std::min(Result.FirstFailure, BatchSize)
+                            : BatchSize;
+  Result.Problems.back() = failedSizeProblem(Timing.Problem, BatchSize);
 }
 
 /// Its batches were smaller than asked: the sweep backs off as from an
