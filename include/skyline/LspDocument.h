@@ -66,13 +66,6 @@ private:
   int Shift = 0;       // current line = analyzed line + Shift past it
 };
 
-/// The leading `#include <...>` lines of a source (after blank lines,
-/// comments and `#pragma once`), up to the first other line: what a
-/// precompiled preamble holds. Only angle includes: a header of the
-/// program's own stays in the parse, where the front end sees its
-/// declarations. Empty when the source starts otherwise.
-std::string systemPreamble(llvm::StringRef Text);
-
 /// What the server knows of one program: its static model as last analyzed
 /// and what its latest measurement says.
 struct ProgramState {

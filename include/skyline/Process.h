@@ -13,7 +13,10 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,6 +80,30 @@ ProcessResult runProcess(llvm::ArrayRef<std::string> Args,
                          llvm::StringRef Directory,
                          llvm::ArrayRef<std::string> Environment,
                          llvm::StringRef LogPath, unsigned TimeoutSeconds);
+
+/// A child that works beside skyline-check's runs (a preamble precompiling
+/// during the instrumented build): runProcess's sweep of leftover processes
+/// leaves it, and what it started, alone. It ends with skyline-check
+/// (PR_SET_PDEATHSIG) and with this object, where not waited for.
+/// Thread-safe: a server may start one while another thread runs.
+class BackgroundProcess {
+public:
+  /// Starts Args[0] (an absolute path) with Args in Directory, stdin from
+  /// /dev/null, stdout and stderr to LogPath (truncated).
+  static llvm::Expected<std::unique_ptr<BackgroundProcess>>
+  start(llvm::ArrayRef<std::string> Args, llvm::StringRef Directory,
+        llvm::StringRef LogPath);
+  /// Waits for its end: its exit code; -1 where a signal ended it.
+  int wait();
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess &) = delete;
+  BackgroundProcess &operator=(const BackgroundProcess &) = delete;
+
+private:
+  explicit BackgroundProcess(int Pid) : Pid(Pid) {}
+  int Pid;
+  bool Waited = false;
+};
 
 /// How the child ended, to follow "the run at batch size 8 ...": "exited with
 /// code 3", "crashed: SIGSEGV, ...", "did not finish within 300 s ...".

@@ -35,6 +35,10 @@ llvm::ArrayRef<const char *> runtimeSources();
 /// is set but empty, or none of them is set.
 std::string runtimeCacheRoot();
 
+/// Where precompiled preambles are kept (Preamble.h): `preamble/` in the
+/// cache; empty without a cache.
+std::string preambleDirectory();
+
 /// What tells one LibTorch from another: its CMake directory's real path
 /// and the text of its include/torch/version.h (empty when unreadable).
 /// The runtime's key and a measurement's (MeasurementStore.h) use it.

@@ -57,6 +57,11 @@ std::string runtimeCacheRoot() {
   return "";
 }
 
+std::string preambleDirectory() {
+  std::string Root = runtimeCacheRoot();
+  return Root.empty() ? Root : Root + "/preamble";
+}
+
 namespace {
 
 std::string realPath(llvm::StringRef Path) {

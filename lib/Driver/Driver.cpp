@@ -13,8 +13,10 @@
 #include "skyline/MeasurementStore.h"
 #include "skyline/Model.h"
 #include "skyline/OutputFiles.h"
+#include "skyline/Preamble.h"
 #include "skyline/ProgramModelYAML.h"
 #include "skyline/RunReport.h"
+#include "skyline/RuntimeCache.h"
 #include "skyline/Sarif.h"
 #include "skyline/TextReport.h"
 #include "skyline/WorkDirLock.h"
@@ -242,6 +244,7 @@ llvm::Expected<SavedReport>
 runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
                 const clang::tooling::CompilationDatabase &Database,
                 const ProgramSources &Sources, const SavedReport *Baseline,
+                std::unique_ptr<PreambleBuild> Preamble,
                 DiagnosticPrinter &ErrPrinter) {
   std::string WorkDir = defaultWorkDir(Options);
   auto Program = instrumentProgram(Model, WorkDir);
@@ -257,6 +260,13 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
                             Build, llvm::errs());
   if (!Built)
     return Built.takeError();
+  // The preamble precompiled beside the build is finished before the runs,
+  // which must have the machine to themselves.
+  if (Preamble)
+    if (llvm::Error E = Preamble->finish())
+      ErrPrinter.printPlain(DiagLevel::Remark,
+                            llvm::toString(std::move(E)) +
+                                "; the next run parses the program whole");
 
   MeasureOptions Measure = Options.Measure;
   Measure.WorkDir = WorkDir;
@@ -282,15 +292,22 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
 }
 
 /// The front end's model: the work directory's from the last run where the
-/// program is unchanged (FrontendCache.h), else a new parse, kept there for
-/// the next run. --analyze-only writes nothing, so it always parses.
+/// program is unchanged (FrontendCache.h), else a new parse, through the
+/// program's precompiled preamble where the cache has it (Preamble.h), kept
+/// for the next run. A whole parse starts precompiling the preamble, in
+/// Preamble, for the next parse: the instrumented build leaves a core
+/// free. --analyze-only writes nothing, so it always parses and starts
+/// nothing.
 llvm::Expected<ProgramModel>
 analyzeOrReuse(const CommandLineOptions &Options,
                const clang::tooling::CompilationDatabase &Database,
                llvm::ArrayRef<std::string> Sources, FrontendOptions Frontend,
+               std::unique_ptr<PreambleBuild> &Preamble,
                llvm::raw_ostream &Err) {
+  std::optional<PreamblePlan> Plan =
+      planPreamble(Database, Sources, preambleDirectory());
   if (Options.AnalyzeOnly)
-    return analyzeProgram(Database, Sources, Frontend);
+    return analyzeWithPreamble(Database, Sources, Frontend, Plan);
   std::string Path = defaultWorkDir(Options) + "/program-model.yaml";
   std::string Key = frontendCacheKey(Database, Sources, Frontend);
   if (std::optional<ProgramModel> Cached = readCachedProgram(Path, Key)) {
@@ -301,9 +318,19 @@ analyzeOrReuse(const CommandLineOptions &Options,
   }
   std::vector<std::string> SystemFiles;
   Frontend.SystemFilesRead = &SystemFiles;
-  auto Model = analyzeProgram(Database, Sources, Frontend);
+  PreambleUse Use;
+  auto Model = analyzeWithPreamble(Database, Sources, Frontend, Plan, &Use);
   if (!Model)
     return Model.takeError();
+  if (Plan && Use != PreambleUse::Used) {
+    auto Started = PreambleBuild::start(*Plan, SystemFiles);
+    if (Started)
+      Preamble = std::move(*Started);
+    else
+      Err << "skyline-check: note: the program's preamble is not "
+             "precompiled: "
+          << llvm::toString(Started.takeError()) << "\n";
+  }
   // A cache that cannot be written costs the next run a parse, no more.
   if (llvm::Error E = writeCachedProgram(Path, Key, *Model, SystemFiles))
     Err << "skyline-check: note: the program's model is not kept for the "
@@ -540,8 +567,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   FrontendOptions Frontend;
   Frontend.BatchSizeVar = Options.BatchSizeVar;
   Frontend.DiagnosticStream = &Err;
-  auto Model =
-      analyzeOrReuse(Options, *Setup->Database, Sources.Sources, Frontend, Err);
+  std::unique_ptr<PreambleBuild> Preamble;
+  auto Model = analyzeOrReuse(Options, *Setup->Database, Sources.Sources,
+                              Frontend, Preamble, Err);
   if (!Model)
     return Fail(Model.takeError());
   if (!Model->BatchSize) {
@@ -584,8 +612,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     DiagnosticPrinter Printer(Out, std::cref(Display));
     printProgramModel(*Model, Printer, Out);
   }
-  auto Report = runDynamicPhase(Options, *Model, *Setup->Database, Sources,
-                                BaselineReport, ErrPrinter);
+  auto Report =
+      runDynamicPhase(Options, *Model, *Setup->Database, Sources,
+                      BaselineReport, std::move(Preamble), ErrPrinter);
   if (!Report)
     return Fail(Report.takeError());
   return concludeAnalysis(Options, *Report, BaselineReport, Display, Out,

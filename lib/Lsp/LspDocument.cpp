@@ -102,49 +102,6 @@ std::optional<int> LineMap::unmap(int Line) const {
   return std::nullopt;
 }
 
-std::string systemPreamble(llvm::StringRef Text) {
-  std::string Preamble;
-  bool InComment = false;
-  while (!Text.empty()) {
-    auto [Line, Rest] = Text.split('\n');
-    Text = Rest;
-    llvm::StringRef T = Line.trim();
-    if (InComment) {
-      size_t End = T.find("*/");
-      if (End == llvm::StringRef::npos)
-        continue;
-      InComment = false;
-      T = T.drop_front(End + 2).trim();
-    }
-    if (T.consume_front("/*")) {
-      size_t End = T.find("*/");
-      if (End == llvm::StringRef::npos) {
-        InComment = true;
-        continue;
-      }
-      T = T.drop_front(End + 2).trim();
-    }
-    if (T.empty() || T.starts_with("//"))
-      continue;
-    llvm::StringRef Directive = T;
-    if (!Directive.consume_front("#"))
-      break;
-    Directive = Directive.ltrim();
-    if (Directive.starts_with("pragma") &&
-        Directive.drop_front(6).trim() == "once")
-      continue;
-    if (!Directive.consume_front("include"))
-      break;
-    Directive = Directive.ltrim();
-    if (!Directive.starts_with("<") || !Directive.contains('>'))
-      break;
-    Preamble += "#include " +
-                Directive.take_until([](char C) { return C == '>'; }).str() +
-                ">\n";
-  }
-  return Preamble;
-}
-
 static std::string absoluteFrom(llvm::StringRef BaseDir, llvm::StringRef Path) {
   if (Path.empty() || llvm::sys::path::is_absolute(Path))
     return Path.str();

@@ -23,8 +23,10 @@
 #include "skyline/LspDocument.h"
 #include "skyline/MeasurementStore.h"
 #include "skyline/OutputFiles.h"
+#include "skyline/Preamble.h"
 #include "skyline/Rules.h"
 #include "skyline/RunReport.h"
+#include "skyline/RuntimeCache.h"
 #include "skyline/TextReport.h"
 
 #include "mlir/Tools/lsp-server-support/Logging.h"
@@ -88,11 +90,8 @@ bool fromJSON(const json::Value &Value, DidSaveParams &Result, json::Path P) {
 struct Analyzed {
   ProgramState State;
   bool UsedPreamble = false;
-  /// A preamble to precompile once this analysis is published: its .pch
-  /// path (empty: none), its text and the command it compiles with.
-  std::string PreambleToBuild;
-  std::string PreambleText;
-  std::optional<FrontendCommand> PreambleCommand;
+  /// A preamble to precompile once this analysis is published.
+  std::optional<PreamblePlan> PreambleToBuild;
   /// The system headers the parse entered (listed beside the preamble made
   /// from it); empty when the model came from a cache.
   std::vector<std::string> SystemFiles;
@@ -110,54 +109,6 @@ struct Document {
   std::shared_ptr<const Analyzed> Latest;
 };
 
-/// A database whose commands first include a precompiled preamble: the
-/// program's LibTorch and standard headers are then read from it instead
-/// of parsed again (their include guards skip the source's own #includes).
-class WithPreamble : public clang::tooling::CompilationDatabase {
-public:
-  WithPreamble(const clang::tooling::CompilationDatabase &Base, std::string Pch)
-      : Base(Base), Pch(std::move(Pch)) {}
-  std::vector<clang::tooling::CompileCommand>
-  getCompileCommands(llvm::StringRef File) const override {
-    std::vector<clang::tooling::CompileCommand> Commands =
-        Base.getCompileCommands(File);
-    for (clang::tooling::CompileCommand &Command : Commands)
-      if (!Command.CommandLine.empty())
-        Command.CommandLine.insert(Command.CommandLine.begin() + 1,
-                                   {"-include-pch", Pch});
-    return Commands;
-  }
-  std::vector<std::string> getAllFiles() const override {
-    return Base.getAllFiles();
-  }
-
-private:
-  const clang::tooling::CompilationDatabase &Base;
-  std::string Pch;
-};
-
-/// Where precompiled preambles are kept, shared by every workspace:
-/// the runtime cache's root (docs/user-guide.md), `preamble/` in it.
-std::string preambleDirectory() {
-  llvm::SmallString<256> Dir;
-  if (const char *Cache = std::getenv("SKYLINE_CACHE_DIR"); Cache && *Cache)
-    Dir = Cache;
-  else if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg)
-    llvm::sys::path::append(Dir, Xdg, "skyline-check");
-  else if (const char *Home = std::getenv("HOME"))
-    llvm::sys::path::append(Dir, Home, ".cache", "skyline-check");
-  else
-    return "";
-  llvm::sys::fs::make_absolute(Dir);
-  llvm::sys::path::append(Dir, "preamble");
-  return std::string(Dir);
-}
-
-/// The system headers a preamble holds, one a line, beside it.
-std::string preambleFilesPath(llvm::StringRef Pch) {
-  return (Pch.drop_back(4) + ".files").str();
-}
-
 /// Where the server keeps the model of its last parse of Source (one file a
 /// source, replaced when its key changes): `models/` in the cache root;
 /// empty without one.
@@ -168,38 +119,6 @@ std::string modelCachePath(llvm::StringRef Source) {
   return (llvm::sys::path::parent_path(Preambles) + "/models/" +
           sha256Hex(Source).substr(0, 24) + ".yaml")
       .str();
-}
-
-/// Runs Arguments in Directory with stdout and stderr to Log; its exit
-/// code, -1 when it did not start or ended by a signal.
-int runIn(const std::string &Directory,
-          const std::vector<std::string> &Arguments, const std::string &Log) {
-  // Everything the child needs is made before fork: the server has threads.
-  std::vector<char *> Argv;
-  for (const std::string &Arg : Arguments)
-    Argv.push_back(const_cast<char *>(Arg.c_str()));
-  Argv.push_back(nullptr);
-  pid_t Pid = ::fork();
-  if (Pid < 0)
-    return -1;
-  if (Pid == 0) {
-    // It ends with the server: an editor that quits leaves no compiler
-    // behind.
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    int Out = ::open(Log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    int In = ::open("/dev/null", O_RDONLY);
-    if (Out < 0 || In < 0 || ::chdir(Directory.c_str()) != 0)
-      ::_exit(127);
-    ::dup2(In, 0);
-    ::dup2(Out, 1);
-    ::dup2(Out, 2);
-    ::execv(Argv[0], Argv.data());
-    ::_exit(127);
-  }
-  int Status = 0;
-  while (::waitpid(Pid, &Status, 0) < 0 && errno == EINTR)
-    ;
-  return WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
 }
 
 /// workspace/executeCommand's command that measures the program of a file.
@@ -526,60 +445,22 @@ void Server::work() {
     publish(File, *Result, Doc);
     if (CanRefreshHints)
       RefreshHints(json::Value(nullptr), nextId("refresh"));
-    if (!Result->PreambleToBuild.empty())
+    if (Result->PreambleToBuild)
       buildPreamble(*Result);
   }
 }
 
 void Server::buildPreamble(const Analyzed &Result) {
-  const std::string &Pch = Result.PreambleToBuild;
-  const FrontendCommand &Command = *Result.PreambleCommand;
-  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(Pch));
-  std::string Header = Pch.substr(0, Pch.size() - 4) + ".h";
-  std::string Temporary = Pch + ".tmp" + std::to_string(::getpid());
-  if (llvm::Error E = writeFileAtomically(Header, Result.PreambleText)) {
-    Logger::error("cannot write {0}: {1}", Header,
-                  llvm::toString(std::move(E)));
+  const PreamblePlan &Plan = *Result.PreambleToBuild;
+  auto Build = PreambleBuild::start(Plan, Result.SystemFiles);
+  llvm::Error E = Build ? (*Build)->finish() : Build.takeError();
+  if (E) {
+    Logger::error("{0}", llvm::toString(std::move(E)));
+    BadPreambles.insert(Plan.Pch);
     return;
   }
-  // The front end's own command, its source replaced by the preamble.
-  std::vector<std::string> Arguments{SKYLINE_LSP_CLANG};
-  for (size_t I = 1; I < Command.Arguments.size(); ++I) {
-    const std::string &Arg = Command.Arguments[I];
-    if (Arg == Command.Filename || Arg == "-c" || Arg == "-fsyntax-only")
-      continue;
-    Arguments.push_back(Arg);
-  }
-  // The templates the headers instantiate are instantiated in the preamble,
-  // not again at the end of every parse (without it, loading LibTorch's
-  // preamble took 4 of the 5.6 s clang spent on mnist).
-  llvm::append_range(Arguments, std::vector<std::string>{
-                                    "-fpch-instantiate-templates", "-x",
-                                    "c++-header", Header, "-o", Temporary});
-  auto Start = std::chrono::steady_clock::now();
-  int Code = runIn(Command.Directory, Arguments, Pch + ".log");
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
-  // The headers in it, for the model cache (a parse through it does not
-  // enter them), before the preamble itself appears.
-  if (Code == 0)
-    if (llvm::Error E = writeFileAtomically(
-            preambleFilesPath(Pch),
-            Result.SystemFiles.empty()
-                ? std::string()
-                : llvm::join(Result.SystemFiles, "\n") + "\n")) {
-      Logger::error("{0}", llvm::toString(std::move(E)));
-      Code = 1;
-    }
-  if (Code != 0 || llvm::sys::fs::rename(Temporary, Pch)) {
-    Logger::error("could not precompile the preamble of {0} (log: {1}.log)",
-                  Pch, Pch);
-    llvm::sys::fs::remove(Temporary);
-    BadPreambles.insert(Pch);
-    return;
-  }
-  Logger::info("precompiled the preamble {0} in {1} s", Pch, Seconds);
+  Logger::info("precompiled the preamble {0} in {1} s", Plan.Pch,
+               (*Build)->seconds());
 }
 
 /// skyline-check's arguments for one source: the server's, the client's,
@@ -657,47 +538,12 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
            "skyline-lsp: " + Warning +
                " (initializationOptions.compilationDatabase names it)"}});
   }
-  // The program's leading system #includes, precompiled once: an analysis
-  // after a save then parses the program's own code only.
-  std::string Pch;
-  std::optional<FrontendCommand> Command =
-      frontendCommandLine(*Setup->Database, File);
-  std::string PreambleText;
-  if (auto Buffer = llvm::MemoryBuffer::getFile(File))
-    PreambleText = systemPreamble((*Buffer)->getBuffer());
-  // One preamble serves every source of the program only where each starts
-  // with the same system includes and compiles with the same flags.
-  auto Flags = [](const FrontendCommand &C) {
-    std::vector<std::string> Arguments;
-    for (const std::string &Arg : C.Arguments)
-      if (Arg != C.Filename)
-        Arguments.push_back(Arg);
-    return std::make_pair(C.Directory, Arguments);
-  };
-  for (const std::string &Source : Parsed->Sources) {
-    if (Source == File || !Command)
-      continue;
-    auto Buffer = llvm::MemoryBuffer::getFile(Source);
-    std::optional<FrontendCommand> Other =
-        frontendCommandLine(*Setup->Database, Source);
-    if (!Buffer || !Other ||
-        systemPreamble((*Buffer)->getBuffer()) != PreambleText ||
-        Flags(*Other) != Flags(*Command))
-      PreambleText.clear();
-  }
-  std::string PreambleDir = preambleDirectory();
-  if (Command && !PreambleText.empty() && !PreambleDir.empty()) {
-    std::string Key = PreambleText;
-    for (const std::string &Arg : Command->Arguments)
-      if (Arg != Command->Filename)
-        Key += "\n" + Arg;
-    // How the preamble is built is part of its key (buildPreamble).
-    Key += std::string("\n") + SKYLINE_LSP_CLANG + "\n" + Command->Directory +
-           "\n-fpch-instantiate-templates";
-    Pch = PreambleDir + "/" + sha256Hex(Key).substr(0, 24) + ".pch";
-  }
-  bool UsePreamble =
-      !Pch.empty() && llvm::sys::fs::exists(Pch) && !BadPreambles.count(Pch);
+  // The program's leading system #includes, precompiled once (Preamble.h):
+  // an analysis after a save then parses the program's own code only.
+  std::optional<PreamblePlan> Preamble =
+      planPreamble(*Setup->Database, Parsed->Sources, preambleDirectory());
+  if (Preamble && BadPreambles.count(Preamble->Pch))
+    Preamble.reset();
   std::string ClangErrors;
   llvm::raw_string_ostream ClangStream(ClangErrors);
   FrontendOptions Frontend;
@@ -713,7 +559,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   std::string Key =
       frontendCacheKey(*Setup->Database, Parsed->Sources, Frontend);
   std::optional<ProgramModel> Cached;
-  std::string PreambleError;
   if (!Options.SkylineCheck.empty())
     Cached =
         readCachedProgram(WorkDir + "/program-model.yaml",
@@ -725,63 +570,31 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     Result->ModelFrom = KeptModel;
   std::vector<std::string> SystemFiles;
   Frontend.SystemFilesRead = &SystemFiles;
-  if (Cached) {
+  PreambleUse Use = PreambleUse::None;
+  if (Cached)
     Model = std::move(*Cached);
-    UsePreamble = false;
-  } else if (UsePreamble) {
-    Model = analyzeProgram(WithPreamble(*Setup->Database, Pch), Parsed->Sources,
-                           Frontend);
-    if (!Model) {
-      PreambleError = llvm::toString(Model.takeError());
-      ClangErrors.clear();
-      UsePreamble = false;
-    }
-  }
-  if (!UsePreamble && Result->ModelFrom.empty())
-    Model = analyzeProgram(*Setup->Database, Parsed->Sources, Frontend);
-  if (!PreambleError.empty()) {
-    // Parsed whole where the preamble failed: if that parses, the preamble
-    // no longer loads (a header changed, another clang) and is deleted, to
-    // be made anew by a later session; if not, the program has errors,
-    // which a stale preamble's messages would not show, and the preamble is
-    // kept for the save that fixes them.
-    if (Model) {
-      Logger::error("the preamble {0} did not load: {1}", Pch, PreambleError);
-      BadPreambles.insert(Pch);
-      llvm::sys::fs::remove(Pch);
-    } else {
-      Logger::info("{0} does not parse, with or without the preamble {1}", File,
-                   Pch);
-    }
-  }
+  else
+    Model = analyzeWithPreamble(*Setup->Database, Parsed->Sources, Frontend,
+                                Preamble, &Use);
+  if (Use == PreambleUse::Deleted)
+    Logger::error("the preamble {0} did not load; deleted, to be made anew",
+                  Preamble->Pch);
+  if (Use == PreambleUse::Kept)
+    Logger::info("{0} does not parse, with or without the preamble {1}", File,
+                 Preamble->Pch);
+  bool UsePreamble = Use == PreambleUse::Used;
   Result->UsedPreamble = UsePreamble;
+  // Through the preamble, SystemFiles has it and the headers in it.
   if (Model && Result->ModelFrom.empty() && !KeptModel.empty()) {
-    // A parse through the preamble does not enter the headers in it: they
-    // are the ones the parse that made it entered, listed beside it.
-    bool Known = true;
-    if (UsePreamble) {
-      SystemFiles.push_back(Pch);
-      auto Listed = llvm::MemoryBuffer::getFile(preambleFilesPath(Pch));
-      Known = bool(Listed);
-      if (Known)
-        for (llvm::StringRef Line : llvm::split((*Listed)->getBuffer(), '\n'))
-          if (!Line.empty())
-            SystemFiles.push_back(Line.str());
-    }
     llvm::sys::fs::create_directories(llvm::sys::path::parent_path(KeptModel));
-    if (Known)
-      if (llvm::Error E =
-              writeCachedProgram(KeptModel, Key, *Model, SystemFiles))
-        Logger::error("the program's model is not kept: {0}",
-                      llvm::toString(std::move(E)));
+    if (llvm::Error E = writeCachedProgram(KeptModel, Key, *Model, SystemFiles))
+      Logger::error("the program's model is not kept: {0}",
+                    llvm::toString(std::move(E)));
   }
   // A model from a cache made no preamble: the next parse will.
-  if (Model && Result->ModelFrom.empty() && !UsePreamble && !Pch.empty() &&
-      !BadPreambles.count(Pch)) {
+  if (Model && Result->ModelFrom.empty() && !UsePreamble && Preamble) {
     Result->SystemFiles = SystemFiles;
-    Result->PreambleToBuild = Pch;
-    Result->PreambleText = PreambleText;
-    Result->PreambleCommand = Command;
+    Result->PreambleToBuild = Preamble;
   }
   if (!Model) {
     Result->Error = llvm::toString(Model.takeError());

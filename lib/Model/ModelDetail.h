@@ -13,6 +13,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -34,6 +35,15 @@ double throughPoints(SizePoints P, double BatchSize, double LineSlope);
 /// The iteration time through P, and below the smallest size no faster a
 /// sample than there.
 double timeThroughPoints(SizePoints P, double BatchSize, double LineSlope);
+
+/// Where BatchSize lies between two measured sizes of P and the segments
+/// around bend one way (their slopes rise: convex; fall: concave), the
+/// far side of where the curve may be: for a convex curve the higher of
+/// the neighbouring segments' lines continued to BatchSize (the curve is
+/// below the chord and above them), for a concave one the lower. None past
+/// the ends, on a straight run of segments, where a segment falls (noise),
+/// or where the bound is not positive.
+std::optional<double> bendBound(SizePoints P, double BatchSize);
 
 /// Fills A.TimeCentres, A.TimeRuns, A.Time and A.Memory from the runs
 /// (A.TimePoints and A.MemoryPoints already set).

@@ -3,7 +3,9 @@
 // Two sources of error, both in log terms (a spread is a share of the time):
 // the runs' own spread, pooled from the sizes measured more than once, and
 // the curve's, which is zero at a measured size and grows with the distance
-// to the sizes around it (docs/model.md, "Intervals").
+// to the sizes around it (docs/model.md, "Intervals"). Where the measured
+// sizes show the curve bending one way, the interval also reaches the
+// neighbouring segments' lines (bendBound).
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,11 +148,13 @@ std::pair<double, unsigned> leaveOneOutCurvature(detail::SizePoints P,
 }
 
 /// The standard deviation of ln(the time) at BatchSize: of a new
-/// measurement there, of the mean with OfMean.
+/// measurement there, of the mean with OfMean; without the curve's error
+/// with NoiseOnly.
 double logSigma(detail::SizePoints Centres, llvm::ArrayRef<unsigned> Runs,
-                const TimeUncertainty &U, double BatchSize, bool OfMean) {
+                const TimeUncertainty &U, double BatchSize, bool OfMean,
+                bool NoiseOnly = false) {
   CurvePosition At = positionOn(Centres, BatchSize);
-  double Curve = U.Curvature * At.Span;
+  double Curve = NoiseOnly ? 0.0 : U.Curvature * At.Span;
   double Variance =
       U.RunSigma * U.RunSigma * meanVarianceShare(At, nullptr, Runs) +
       Curve * Curve;
@@ -159,8 +163,7 @@ double logSigma(detail::SizePoints Centres, llvm::ArrayRef<unsigned> Runs,
   return std::sqrt(Variance);
 }
 
-Interval around(double LogCentre, double Sigma, double Quantile,
-                double Point) {
+Interval around(double LogCentre, double Sigma, double Quantile, double Point) {
   double Half = Quantile * Sigma;
   Interval Range{std::exp(LogCentre - Half), std::exp(LogCentre + Half)};
   Range.Low = std::min(Range.Low, Point);
@@ -170,6 +173,17 @@ Interval around(double LogCentre, double Sigma, double Quantile,
 
 std::string formatMs(double Ms) {
   return llvm::formatv("{0}", llvm::format("%.3g", Ms)).str();
+}
+
+/// The least and the most the curve through P may be at BatchSize given
+/// how it bends: the chord's value, and where the bend is known, the
+/// bound (bendBound) on the other side.
+std::pair<double, double> chordAndBend(detail::SizePoints P, double BatchSize,
+                                       double Chord) {
+  std::optional<double> Bend = detail::bendBound(P, BatchSize);
+  if (!Bend)
+    return {Chord, Chord};
+  return {std::min(Chord, *Bend), std::max(Chord, *Bend)};
 }
 
 } // namespace
@@ -198,6 +212,48 @@ double studentT90(unsigned Dof) {
 
 namespace detail {
 
+std::optional<double> bendBound(SizePoints P, double BatchSize) {
+  if (P.size() < 3 || !(BatchSize > double(P.front().first)) ||
+      !(BatchSize < double(P.back().first)))
+    return std::nullopt;
+  size_t I = segmentAt(P, BatchSize);
+  auto Slope = [&](size_t J) {
+    return (P[J].second - P[J - 1].second) /
+           double(P[J].first - P[J - 1].first);
+  };
+  double Chord = Slope(I);
+  std::optional<double> Before, After;
+  if (I >= 2)
+    Before = Slope(I - 1);
+  if (I + 1 < P.size())
+    After = Slope(I + 1);
+  // A segment that falls is noise (a larger batch is no faster): how the
+  // curve bends is then not known.
+  if (!(Chord >= 0) || (Before && !(*Before >= 0)) || (After && !(*After >= 0)))
+    return std::nullopt;
+  bool Up = (!Before || *Before <= Chord) && (!After || *After >= Chord);
+  bool Down = (!Before || *Before >= Chord) && (!After || *After <= Chord);
+  if (Up == Down) // straight, or bending both ways: nothing to say
+    return std::nullopt;
+  // A convex curve is above its tangents, and its tangent at P[I - 1] is
+  // no shallower than the segment before (at P[I], no steeper than the
+  // one after); a concave one, the other way round.
+  double A = double(P[I - 1].first), C = double(P[I].first);
+  std::optional<double> Bound;
+  auto Take = [&](double Line) {
+    Bound = !Bound ? Line
+            : Up   ? std::max(*Bound, Line)
+                   : std::min(*Bound, Line);
+  };
+  if (Before)
+    Take(P[I - 1].second + *Before * (BatchSize - A));
+  if (After)
+    Take(P[I].second - *After * (C - BatchSize));
+  if (!Bound || !(*Bound > 0))
+    return std::nullopt;
+  return Bound;
+}
+
 void estimateUncertainty(const Measurement &M, Analysis &A) {
   LogTimes Times = logTimesBySize(M);
   for (const auto &[Size, Logs] : Times) {
@@ -207,9 +263,8 @@ void estimateUncertainty(const Measurement &M, Analysis &A) {
     A.TimeRuns.push_back(unsigned(Logs.size()));
   }
   A.Time = runSpread(M);
-  std::tie(A.Time.Curvature, A.Time.CurvaturePoints) =
-      leaveOneOutCurvature(A.TimeCentres, A.TimeRuns, A.Time.RunSigma,
-                           PriorTimeCurvature);
+  std::tie(A.Time.Curvature, A.Time.CurvaturePoints) = leaveOneOutCurvature(
+      A.TimeCentres, A.TimeRuns, A.Time.RunSigma, PriorTimeCurvature);
 
   // Memory: a peak is close to exact; sizes measured twice (the gate's
   // repeats) show what it moves.
@@ -222,17 +277,16 @@ void estimateUncertainty(const Measurement &M, Analysis &A) {
   A.Memory.RunSigma = std::max(SpreadFloor, PeakSigma);
   A.Memory.Quantile = studentT90(PeakDof);
   std::vector<unsigned> Once(A.MemoryPoints.size(), 1);
-  std::tie(A.Memory.Curvature, A.Memory.CurvaturePoints) =
-      leaveOneOutCurvature(A.MemoryPoints, Once, A.Memory.RunSigma,
-                           PriorMemoryCurvature);
+  std::tie(A.Memory.Curvature, A.Memory.CurvaturePoints) = leaveOneOutCurvature(
+      A.MemoryPoints, Once, A.Memory.RunSigma, PriorMemoryCurvature);
 }
 
 std::string timeFallsProblem(const Analysis &A) {
   const auto &C = A.TimeCentres;
   for (size_t I = 1; I < C.size(); ++I) {
     double Fall = std::log(C[I].second / C[I - 1].second);
-    double Sigma = A.Time.RunSigma * std::sqrt(1.0 / A.TimeRuns[I] +
-                                               1.0 / A.TimeRuns[I - 1]);
+    double Sigma = A.Time.RunSigma *
+                   std::sqrt(1.0 / A.TimeRuns[I] + 1.0 / A.TimeRuns[I - 1]);
     double Allowed = A.Time.Quantile * Sigma;
     if (Fall >= -Allowed)
       continue;
@@ -240,9 +294,8 @@ std::string timeFallsProblem(const Analysis &A) {
                "the iteration time falls from {0} ms at batch size {1} to "
                "{2} ms at {3} ({4}%), more than the runs' spread explains "
                "(-{5}%): no curve through the sizes can be trusted",
-               formatMs(C[I - 1].second), C[I - 1].first,
-               formatMs(C[I].second), C[I].first,
-               llvm::format("%.0f", (std::exp(Fall) - 1) * 100),
+               formatMs(C[I - 1].second), C[I - 1].first, formatMs(C[I].second),
+               C[I].first, llvm::format("%.0f", (std::exp(Fall) - 1) * 100),
                llvm::format("%.0f", (1 - std::exp(-Allowed)) * 100))
         .str();
   }
@@ -256,12 +309,21 @@ Interval predictedIterationRange(const Analysis &A, double BatchSize,
   double Point = predictedIterationMs(A, BatchSize);
   if (A.TimeCentres.size() < 2 || !A.IterationMs)
     return {Point, Point};
-  double Centre = detail::timeThroughPoints(A.TimeCentres, BatchSize,
-                                            std::max(0.0, A.IterationMs->Slope));
+  double Centre = detail::timeThroughPoints(
+      A.TimeCentres, BatchSize, std::max(0.0, A.IterationMs->Slope));
   if (!(Centre > 0))
     return {Point, Point};
   double Sigma = logSigma(A.TimeCentres, A.TimeRuns, A.Time, BatchSize, OfMean);
-  return around(std::log(Centre), Sigma, A.Time.Quantile, Point);
+  Interval Range = around(std::log(Centre), Sigma, A.Time.Quantile, Point);
+  // Where the curve bends, it may be anywhere between the chord and the
+  // bound: the interval reaches the bound, widened by the runs' noise.
+  auto [Least, Most] = chordAndBend(A.TimeCentres, BatchSize, Centre);
+  double Noise =
+      A.Time.Quantile * logSigma(A.TimeCentres, A.TimeRuns, A.Time, BatchSize,
+                                 OfMean, /*NoiseOnly=*/true);
+  Range.Low = std::min(Range.Low, Least * std::exp(-Noise));
+  Range.High = std::max(Range.High, Most * std::exp(Noise));
+  return Range;
 }
 
 Interval predictedPeakRange(const Analysis &A, int64_t BatchSize) {
@@ -292,8 +354,22 @@ Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain) {
   double Sigma = std::sqrt(A.Time.RunSigma * A.Time.RunSigma *
                                meanVarianceShare(T, &F, A.TimeRuns) +
                            Curve * Curve);
-  double LogRatio = std::log(double(To) / double(From)) - std::log(ToMs / FromMs);
+  double LogRatio =
+      std::log(double(To) / double(From)) - std::log(ToMs / FromMs);
   Interval Range = around(LogRatio, Sigma, A.Time.Quantile, 1 + Gain);
+  // Where the curve bends at either size, its time may reach the bound
+  // (predictedIterationRange): the gain's least with To's most and From's
+  // least, its most the other way round.
+  auto [FromLeast, FromMost] =
+      chordAndBend(A.TimeCentres, double(From), FromMs);
+  auto [ToLeast, ToMost] = chordAndBend(A.TimeCentres, double(To), ToMs);
+  double Noise = A.Time.Quantile * A.Time.RunSigma *
+                 std::sqrt(meanVarianceShare(T, &F, A.TimeRuns));
+  double Sizes = std::log(double(To) / double(From));
+  Range.Low = std::min(Range.Low,
+                       std::exp(Sizes - std::log(ToMost / FromLeast) - Noise));
+  Range.High = std::max(Range.High,
+                        std::exp(Sizes - std::log(ToLeast / FromMost) + Noise));
   return {Range.Low - 1, Range.High - 1};
 }
 

@@ -34,8 +34,10 @@
 #include <fcntl.h>
 #include <iterator>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <poll.h>
+#include <set>
 #include <spawn.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -459,8 +461,22 @@ pid_t parentOf(pid_t Pid) {
   return Parent;
 }
 
-/// Every process below Root, zombies included, with its parent; empty where
-/// /proc cannot be read.
+/// The children that work beside the runs (BackgroundProcess): the sweep
+/// does not end them.
+std::mutex BackgroundMutex;
+std::set<pid_t> &backgroundChildren() {
+  static std::set<pid_t> Children;
+  return Children;
+}
+
+bool isBackground(pid_t Pid) {
+  std::lock_guard<std::mutex> Lock(BackgroundMutex);
+  return backgroundChildren().count(Pid) != 0;
+}
+
+/// Every process below Root, zombies included, with its parent, but for
+/// background children and what is below them; empty where /proc cannot
+/// be read.
 std::vector<std::pair<pid_t, pid_t>> descendantsOf(pid_t Root) {
   std::multimap<pid_t, pid_t> Children;
   if (DIR *Proc = opendir("/proc")) {
@@ -481,6 +497,8 @@ std::vector<std::pair<pid_t, pid_t>> descendantsOf(pid_t Root) {
     Queue.pop_back();
     auto [Begin, End] = Children.equal_range(Parent);
     for (auto It = Begin; It != End; ++It) {
+      if (isBackground(It->second))
+        continue;
       Found.emplace_back(It->second, Parent);
       Queue.push_back(It->second);
     }
@@ -794,6 +812,76 @@ std::string failureOfOutput(llvm::StringRef Path, unsigned Lines) {
     Rest = Next;
   }
   return llvm::join(Kept, "\n");
+}
+
+llvm::Expected<std::unique_ptr<BackgroundProcess>>
+BackgroundProcess::start(llvm::ArrayRef<std::string> Args,
+                         llvm::StringRef Directory, llvm::StringRef LogPath) {
+  // Everything the child needs is made before fork: a server has threads.
+  std::vector<char *> Argv;
+  for (const std::string &Arg : Args)
+    Argv.push_back(const_cast<char *>(Arg.c_str()));
+  Argv.push_back(nullptr);
+  std::string Dir = Directory.str();
+  int Log = ::open(LogPath.str().c_str(),
+                   O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (Log < 0)
+    return llvm::createStringError(
+        std::error_code(errno, std::generic_category()), "cannot write %s",
+        LogPath.str().c_str());
+  int In = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  pid_t Parent = getpid();
+  pid_t Pid;
+  {
+    // Listed before a sweep in another thread can see it.
+    std::lock_guard<std::mutex> Lock(BackgroundMutex);
+    Pid = ::fork();
+    if (Pid > 0)
+      backgroundChildren().insert(Pid);
+  }
+  if (Pid == 0) {
+#ifdef __linux__
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    if (getppid() != Parent || In < 0 || ::chdir(Dir.c_str()) != 0)
+      ::_exit(127);
+    ::dup2(In, 0);
+    ::dup2(Log, 1);
+    ::dup2(Log, 2);
+    ::execv(Argv[0], Argv.data());
+    ::_exit(127);
+  }
+  int Errno = errno;
+  ::close(Log);
+  if (In >= 0)
+    ::close(In);
+  if (Pid < 0)
+    return llvm::createStringError(
+        std::error_code(Errno, std::generic_category()), "cannot start %s",
+        Args[0].c_str());
+  return std::unique_ptr<BackgroundProcess>(new BackgroundProcess(Pid));
+}
+
+int BackgroundProcess::wait() {
+  if (Waited)
+    return -1;
+  int Status = 0;
+  pid_t Got;
+  while ((Got = ::waitpid(Pid, &Status, 0)) < 0 && errno == EINTR)
+    ;
+  Waited = true;
+  {
+    std::lock_guard<std::mutex> Lock(BackgroundMutex);
+    backgroundChildren().erase(Pid);
+  }
+  return Got == Pid && WIFEXITED(Status) ? WEXITSTATUS(Status) : -1;
+}
+
+BackgroundProcess::~BackgroundProcess() {
+  if (Waited)
+    return;
+  ::kill(Pid, SIGKILL);
+  wait();
 }
 
 } // namespace skyline

@@ -49,17 +49,6 @@ TEST(LineMapTest, LinesOutsideTheEditKeepTheirText) {
   EXPECT_EQ(Edited.unmap(0), 0);
 }
 
-TEST(SystemPreambleTest, LeadingAngleIncludesOnly) {
-  EXPECT_EQ(systemPreamble("// a program\n/* with\n a comment */\n#pragma "
-                           "once\n#include <torch/torch.h>\n\n#  include "
-                           "<vector> // why\n#include \"model.h\"\n#include "
-                           "<string>\nint x;\n"),
-            "#include <torch/torch.h>\n#include <vector>\n");
-  // A macro first decides what the includes mean: nothing is precompiled.
-  EXPECT_EQ(systemPreamble("#define X 1\n#include <torch/torch.h>\n"), "");
-  EXPECT_EQ(systemPreamble("int main() {}\n"), "");
-}
-
 std::string readInput(const std::string &Name) {
   auto Buffer = llvm::MemoryBuffer::getFile(std::string(SKYLINE_TEST_INPUTS) +
                                             "/" + Name);

@@ -689,8 +689,7 @@ TEST(ModelTest, IntervalsFromKnownSpread) {
 
   // The mean's interval leaves out a single run's spread.
   Interval Mean32 = predictedIterationRange(A, 32, /*OfMean=*/true);
-  EXPECT_NEAR(Mean32.High, 5.2 * std::exp(1.943 * 0.1 / std::sqrt(3.0)),
-              1e-9);
+  EXPECT_NEAR(Mean32.High, 5.2 * std::exp(1.943 * 0.1 / std::sqrt(3.0)), 1e-9);
 
   // Throughput's interval is the time's, inverted.
   std::optional<Prediction> P = predictAt(A, 48);
@@ -711,8 +710,8 @@ TEST(ModelTest, ExtrapolatingWidensTheInterval) {
   // Past 64 the curvature term is ln(b/32) ln(b/64).
   double H = A.Time.Curvature * std::log(256.0 / 32) * std::log(256.0 / 64);
   double Share = 7 * 7 / 3.0 + 6 * 6 / 3.0; // lambda = 7 past 32..64
-  EXPECT_NEAR(Width(256),
-              2 * 1.943 * std::sqrt(0.0025 * (1 + Share) + H * H), 1e-9);
+  EXPECT_NEAR(Width(256), 2 * 1.943 * std::sqrt(0.0025 * (1 + Share) + H * H),
+              1e-9);
 }
 
 TEST(ModelTest, ExactPointsGetTheAssumedSpread) {
@@ -742,8 +741,7 @@ TEST(ModelTest, AGainThatMayBeNoiseIsNotSuggested) {
   // (ln), the gain's interval reaches below 5%.
   Analysis A = analyze(repeatedRuns(0.4), 16, ModelOptions());
   EXPECT_FALSE(A.Suggested);
-  EXPECT_NE(A.NoSuggestionReason.find(
-                "but the 90% interval of the gain ("),
+  EXPECT_NE(A.NoSuggestionReason.find("but the 90% interval of the gain ("),
             std::string::npos)
       << A.NoSuggestionReason;
   // The size the knee search chose stays known: the sweep measures it.
@@ -786,6 +784,92 @@ TEST(ModelTest, ConvexAndFlatThenLinearCurvesPredict) {
   EXPECT_EQ(G.Suggested->BatchSize, 488);
   EXPECT_NEAR(predictedIterationMs(G, 384), 10, 1e-12);
   EXPECT_NEAR(predictedIterationMs(G, 1536), Ms(1536), 1e-12);
+}
+
+/// Runs at 100, 200, 400 and 800 with Ms[i] each, three timing runs that
+/// agree (the spread is then the 0.5% floor, over 8 degrees of freedom).
+Measurement bendingRuns(std::array<double, 4> Ms) {
+  Measurement M;
+  M.MemoryCapacityBytes = int64_t(1) << 40;
+  std::array<int64_t, 4> Sizes = {100, 200, 400, 800};
+  for (size_t I = 0; I < Sizes.size(); ++I) {
+    M.Runs.push_back(run(Sizes[I], Ms[I], peakBytes(Sizes[I])));
+    M.Runs.back().TimingRunMedians.assign(3, Ms[I]);
+  }
+  return M;
+}
+
+TEST(ModelTest, AnIntervalReachesWhereTheCurveMayBendTo) {
+  // 0.1 ms a sample up to 400, then 0.25 at 800: the curve bends up
+  // (convex) somewhere in 400..800, where one chord cannot say where. It is
+  // below the chord (120 ms at 600) and above the line of 200..400
+  // continued: 40 + 0.1 x 200 = 60 ms.
+  Analysis A = analyze(bendingRuns({10, 20, 40, 200}), 100, ModelOptions());
+  ASSERT_TRUE(A.canPredictTime()) << A.TimeProblem;
+  EXPECT_EQ(A.Time.Dof, 8u);
+  EXPECT_DOUBLE_EQ(A.Time.Quantile, 1.860);
+  // A new run at 600: the means of 400 and 800 weigh 1/2 each.
+  double Noise = 1.860 * 0.005 * std::sqrt(1 + 0.25 / 3 + 0.25 / 3);
+  Interval At600 = predictedIterationRange(A, 600);
+  EXPECT_NEAR(At600.Low, 60 * std::exp(-Noise), 1e-9);
+  // The chord's side is the curvature's, as on any curve.
+  double Curve = A.Time.Curvature * std::log(1.5) * std::log(0.75);
+  double Half =
+      1.860 * std::sqrt(0.005 * 0.005 * (1 + 1.0 / 6) + Curve * Curve);
+  EXPECT_NEAR(At600.High, 120 * std::exp(Half), 1e-9);
+  // From 100, 600 may train as fast a sample and no faster: the gain's
+  // interval reaches 0% plus the noise of the means.
+  double GainNoise = 1.860 * 0.005 * std::sqrt(1.0 / 3 + 0.25 / 3 + 0.25 / 3);
+  EXPECT_NEAR(gainRange(A, 100, 600, -0.5).High, std::exp(GainNoise) - 1, 1e-9);
+  // At a measured size, or past the last, the bend adds nothing.
+  double At400 = 1.860 * 0.005 * std::sqrt(1 + 1.0 / 3);
+  EXPECT_NEAR(predictedIterationRange(A, 400).Low, 40 * std::exp(-At400), 1e-9);
+}
+
+TEST(ModelTest, AConcaveBendReachesAbove) {
+  // 0.2, 0.1, then 0.025 ms a sample from segment to segment: bending down,
+  // the curve at 600 is above the chord (55 ms) and below 50 + 0.1 x 200.
+  Analysis A = analyze(bendingRuns({10, 30, 50, 60}), 100, ModelOptions());
+  ASSERT_TRUE(A.canPredictTime()) << A.TimeProblem;
+  double Noise = 1.860 * 0.005 * std::sqrt(1 + 0.25 / 3 + 0.25 / 3);
+  EXPECT_NEAR(predictedIterationRange(A, 600).High, 70 * std::exp(Noise), 1e-9);
+  // The gain from 100 is then at least 100 / 10 against 600 / 70.
+  double GainNoise = 1.860 * 0.005 * std::sqrt(1.0 / 3 + 0.25 / 3 + 0.25 / 3);
+  EXPECT_NEAR(gainRange(A, 100, 600, 0).Low,
+              std::exp(std::log(6.0) - std::log(7.0) - GainNoise) - 1, 1e-9);
+}
+
+TEST(ModelTest, AStraightOrWavyRunAddsNoBend) {
+  // Exact lines: the intervals are the chord's alone
+  // (IntervalsFromKnownSpread).
+  Analysis Straight =
+      analyze(bendingRuns({10, 20, 40, 80}), 100, ModelOptions());
+  double Curve = Straight.Time.Curvature * std::log(1.5) * std::log(0.75);
+  double Half =
+      1.860 * std::sqrt(0.005 * 0.005 * (1 + 1.0 / 6) + Curve * Curve);
+  EXPECT_NEAR(predictedIterationRange(Straight, 600).Low, 60 * std::exp(-Half),
+              1e-9);
+  // Steep, shallow, steep: no one way to bend around 200..400.
+  Analysis Wavy = analyze(bendingRuns({10, 40, 50, 200}), 100, ModelOptions());
+  ASSERT_TRUE(Wavy.canPredictTime()) << Wavy.TimeProblem;
+  double WavyCurve = Wavy.Time.Curvature * std::log(1.5) * std::log(0.75);
+  double WavyHalf =
+      1.860 * std::sqrt(0.005 * 0.005 * (1 + 1.0 / 6) + WavyCurve * WavyCurve);
+  EXPECT_NEAR(predictedIterationRange(Wavy, 300).Low, 45 * std::exp(-WavyHalf),
+              1e-9);
+  // A segment that falls (within the spread: noise) says nothing of the
+  // bend either, though the slopes around 400..800 fall from one to the next.
+  Measurement Falling = bendingRuns({10, 30, 50, 49.9});
+  for (MeasuredRun &Run : Falling.Runs) // 1% spread: the fall is noise
+    Run.TimingRunMedians = {Run.IterationMs.Median * 0.99,
+                            Run.IterationMs.Median,
+                            Run.IterationMs.Median * 1.01};
+  Analysis F = analyze(Falling, 100, ModelOptions());
+  ASSERT_TRUE(F.canPredictTime()) << F.TimeProblem;
+  Interval At600 = predictedIterationRange(F, 600);
+  // Symmetric in ln about the chord through the sizes' geometric means.
+  double Centre = std::sqrt(At600.Low * At600.High);
+  EXPECT_NEAR(Centre, 49.95 * std::cbrt(0.99 * 1.01), 1e-9);
 }
 
 TEST(ModelTest, StudentT90) {
@@ -843,8 +927,8 @@ TEST(ModelTest, UnknownCapacity) {
 }
 
 TEST(ModelTest, HugeCapacityStopsTheSearch) {
-  Analysis A = analyze(linearRunsTo256(std::numeric_limits<int64_t>::max()),
-                       32, ModelOptions());
+  Analysis A = analyze(linearRunsTo256(std::numeric_limits<int64_t>::max()), 32,
+                       ModelOptions());
   EXPECT_GT(A.UsableBytes, 0);
   EXPECT_EQ(A.MaxBatchSize, LargestSearchedBatchSize);
   // Best: 16777216000 / 1677723.6 = 9999.988; within 5%: >= 9499.989,
