@@ -49,13 +49,14 @@ private:
   std::string Pch;
 };
 
-/// A command's flags, its source left out: what must match for two
-/// sources to share a preamble.
+/// A command's flags, its source and the "--" before it (a command
+/// inferred for a path the database spells otherwise has one) left out:
+/// what must match for two sources to share a preamble.
 std::pair<std::string, std::vector<std::string>>
 flagsOf(const FrontendCommand &Command) {
   std::vector<std::string> Flags;
   for (const std::string &Arg : Command.Arguments)
-    if (Arg != Command.Filename)
+    if (Arg != Command.Filename && Arg != "--")
       Flags.push_back(Arg);
   return {Command.Directory, Flags};
 }
@@ -181,10 +182,14 @@ planPreamble(const clang::tooling::CompilationDatabase &DB,
   if (Directory.empty() || Sources.empty())
     return std::nullopt;
   PreamblePlan Plan;
-  for (const std::string &Source : Sources) {
+  for (const std::string &Given : Sources) {
     // A FIFO would block the read; the parse says what is wrong with it.
-    if (!llvm::sys::fs::is_regular_file(Source))
+    if (!llvm::sys::fs::is_regular_file(Given))
       return std::nullopt;
+    // By its absolute path, as the parse asks for it: a relative one would
+    // get a command inferred from a neighbour's, not the source's own.
+    llvm::SmallString<256> Source(Given);
+    llvm::sys::fs::make_absolute(Source);
     auto Buffer = llvm::MemoryBuffer::getFile(Source);
     std::optional<FrontendCommand> Command = frontendCommandLine(DB, Source);
     if (!Buffer || !Command)
@@ -192,7 +197,7 @@ planPreamble(const clang::tooling::CompilationDatabase &DB,
     std::string Text = systemPreamble((*Buffer)->getBuffer());
     if (Text.empty())
       return std::nullopt;
-    if (Source == Sources.front()) {
+    if (Given == Sources.front()) {
       Plan.Text = std::move(Text);
       Plan.Command = std::move(*Command);
     } else if (Text != Plan.Text ||

@@ -207,6 +207,31 @@ TEST_F(PreambleTest, AnInferredCommandPrecompilesItToo) {
   ASSERT_TRUE(Plan);
   EXPECT_TRUE(llvm::is_contained(Plan->Command.Arguments, "--"))
       << llvm::join(Plan->Command.Arguments, " ");
+  // A listed source named relative to the current directory (as on the
+  // command line) gets its own listed command, as the parse does (ClangTool
+  // asks for the absolute path), and the editor's preamble for it.
+  std::string Other = Dir + "/listed";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Other));
+  writeText(Other + "/compile_commands.json",
+            "[{\"directory\": \"" + Dir +
+                "\", \"command\": \"/usr/bin/c++ -std=gnu++17 -isystem " +
+                SKYLINE_TEST_INPUTS "/mock -O3 -o train.o -c " + Source +
+                "\", \"file\": \"" + Source + "\"}]");
+  auto Exact = clang::tooling::inferMissingCompileCommands(
+      clang::tooling::CompilationDatabase::loadFromDirectory(Other, Error));
+  ASSERT_TRUE(Exact) << Error;
+  llvm::SmallString<256> Here;
+  ASSERT_FALSE(llvm::sys::fs::current_path(Here));
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Dir));
+  std::optional<PreamblePlan> Relative =
+      planPreamble(*Exact, {"train.cpp"}, Preambles);
+  ASSERT_FALSE(llvm::sys::fs::set_current_path(Here));
+  std::optional<PreamblePlan> Absolute =
+      planPreamble(*Exact, {Source}, Preambles);
+  ASSERT_TRUE(Relative && Absolute);
+  EXPECT_FALSE(llvm::is_contained(Relative->Command.Arguments, "--"))
+      << llvm::join(Relative->Command.Arguments, " ");
+  EXPECT_EQ(Relative->Pch, Absolute->Pch);
   auto Build = PreambleBuild::start(*Plan, {});
   ASSERT_TRUE(bool(Build)) << llvm::toString(Build.takeError());
   llvm::Error E = (*Build)->finish();
