@@ -84,7 +84,9 @@ ProcessResult runProcess(llvm::ArrayRef<std::string> Args,
 /// A child that works beside skyline-check's runs (a preamble precompiling
 /// during the instrumented build): runProcess's sweep of leftover processes
 /// leaves it, and what it started, alone. It ends with skyline-check
-/// (PR_SET_PDEATHSIG) and with this object, where not waited for.
+/// (PR_SET_PDEATHSIG: with the thread that started it, so start it from one
+/// that lives as long as the process) and with this object, where not
+/// waited for.
 /// Thread-safe: a server may start one while another thread runs.
 class BackgroundProcess {
 public:

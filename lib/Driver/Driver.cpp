@@ -296,8 +296,8 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
 /// program's precompiled preamble where the cache has it (Preamble.h), kept
 /// for the next run. A whole parse starts precompiling the preamble, in
 /// Preamble, for the next parse: the instrumented build leaves a core
-/// free. --analyze-only writes nothing, so it always parses and starts
-/// nothing.
+/// free. --analyze-only writes no model and starts no preamble (it may
+/// delete one that no longer loads).
 llvm::Expected<ProgramModel>
 analyzeOrReuse(const CommandLineOptions &Options,
                const clang::tooling::CompilationDatabase &Database,
@@ -322,7 +322,9 @@ analyzeOrReuse(const CommandLineOptions &Options,
   auto Model = analyzeWithPreamble(Database, Sources, Frontend, Plan, &Use);
   if (!Model)
     return Model.takeError();
-  if (Plan && Use != PreambleUse::Used) {
+  // One that did not load is made anew by the next run that parses, not
+  // this one: where it never loads, every other run pays for it, not each.
+  if (Plan && Use == PreambleUse::None) {
     auto Started = PreambleBuild::start(*Plan, SystemFiles);
     if (Started)
       Preamble = std::move(*Started);

@@ -23,7 +23,9 @@ namespace {
 /// A database whose commands first include a precompiled preamble: the
 /// sources' own #includes of its headers are then skipped by their include
 /// guards. Without carets, clang does not print its "N errors generated."
-/// to stderr: a preamble that fails to load says nothing to the user.
+/// to stderr: a preamble that fails to load says nothing to the user. The
+/// system headers in it are checked for changes explicitly, as the
+/// program's own are: LibTorch updated in place makes it stale.
 class WithPreamble : public clang::tooling::CompilationDatabase {
 public:
   WithPreamble(const clang::tooling::CompilationDatabase &Base,
@@ -35,9 +37,10 @@ public:
         Base.getCompileCommands(File);
     for (clang::tooling::CompileCommand &Command : Commands)
       if (!Command.CommandLine.empty())
-        Command.CommandLine.insert(
-            Command.CommandLine.begin() + 1,
-            {"-include-pch", Pch, "-fno-caret-diagnostics"});
+        Command.CommandLine.insert(Command.CommandLine.begin() + 1,
+                                   {"-include-pch", Pch,
+                                    "-fno-caret-diagnostics",
+                                    "-fmodules-validate-system-headers"});
     return Commands;
   }
   std::vector<std::string> getAllFiles() const override {
@@ -95,9 +98,12 @@ void removeTemporaries(llvm::StringRef Temporary) {
   for (llvm::sys::fs::directory_iterator
            It(llvm::sys::path::parent_path(Temporary), EC),
        End;
-       It != End && !EC; It.increment(EC))
-    if (llvm::sys::path::filename(It->path()).starts_with(Name))
+       It != End && !EC; It.increment(EC)) {
+    // Only this build's: another process's name may share the prefix.
+    llvm::StringRef File = llvm::sys::path::filename(It->path());
+    if (File == Name || File.starts_with((Name + "-").str()))
       Found.push_back(It->path());
+  }
   for (const std::string &Path : Found)
     llvm::sys::fs::remove(Path);
 }
@@ -296,10 +302,15 @@ PreambleBuild::start(const PreamblePlan &Plan,
     return llvm::createStringError(
         EC, "cannot create %s",
         llvm::sys::path::parent_path(Pch).str().c_str());
+  // Written only where it differs: a .pch made from it (another process's)
+  // records its time, and would no longer load.
   std::string Header = (Pch.drop_back(4) + ".h").str();
-  if (llvm::Error E = writeFileAtomically(Header, Plan.Text))
-    return std::move(E);
-  Build->Temporary = Pch.str() + ".tmp" + std::to_string(::getpid());
+  auto Existing = llvm::MemoryBuffer::getFile(Header);
+  if (!Existing || (*Existing)->getBuffer() != Plan.Text)
+    if (llvm::Error E = writeFileAtomically(Header, Plan.Text))
+      return std::move(E);
+  Build->Temporary =
+      (Pch.drop_back(4) + ".tmp" + std::to_string(::getpid()) + ".pch").str();
   // The front end's own command, its source replaced by the preamble.
   const FrontendCommand &Command = Plan.Command;
   std::vector<std::string> Arguments{SKYLINE_CLANG};

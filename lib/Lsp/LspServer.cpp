@@ -258,8 +258,9 @@ private:
   void buildPreamble(const Analyzed &Result);
   /// The compile-command warnings already shown (the worker's only).
   std::set<std::string> SetupWarned;
-  /// Preambles that failed to build or load (the worker's only).
-  std::set<std::string> BadPreambles;
+  /// Preambles that failed to build or to load twice (the worker's only),
+  /// and those that did not load once.
+  std::set<std::string> BadPreambles, PreamblesDeleted;
   void work();
   std::shared_ptr<Analyzed> analyze(const std::string &File);
   void publish(const std::string &File, const Analyzed &Result,
@@ -576,9 +577,14 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   else
     Model = analyzeWithPreamble(*Setup->Database, Parsed->Sources, Frontend,
                                 Preamble, &Use);
-  if (Use == PreambleUse::Deleted)
-    Logger::error("the preamble {0} did not load; deleted, to be made anew",
-                  Preamble->Pch);
+  // One that no longer loads is made anew once (LibTorch updated); one
+  // that never loads (a header without include guards) is not made again
+  // this session.
+  if (Use == PreambleUse::Deleted) {
+    Logger::error("the preamble {0} did not load; deleted", Preamble->Pch);
+    if (!PreamblesDeleted.insert(Preamble->Pch).second)
+      BadPreambles.insert(Preamble->Pch);
+  }
   if (Use == PreambleUse::Kept)
     Logger::info("{0} does not parse, with or without the preamble {1}", File,
                  Preamble->Pch);
@@ -592,7 +598,8 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
                     llvm::toString(std::move(E)));
   }
   // A model from a cache made no preamble: the next parse will.
-  if (Model && Result->ModelFrom.empty() && !UsePreamble && Preamble) {
+  if (Model && Result->ModelFrom.empty() && !UsePreamble && Preamble &&
+      !BadPreambles.count(Preamble->Pch)) {
     Result->SystemFiles = SystemFiles;
     Result->PreambleToBuild = Preamble;
   }

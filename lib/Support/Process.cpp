@@ -469,15 +469,18 @@ std::set<pid_t> &backgroundChildren() {
   return Children;
 }
 
-bool isBackground(pid_t Pid) {
+std::set<pid_t> backgroundSnapshot() {
   std::lock_guard<std::mutex> Lock(BackgroundMutex);
-  return backgroundChildren().count(Pid) != 0;
+  return backgroundChildren();
 }
 
 /// Every process below Root, zombies included, with its parent, but for
 /// background children and what is below them; empty where /proc cannot
 /// be read.
 std::vector<std::pair<pid_t, pid_t>> descendantsOf(pid_t Root) {
+  // Taken before /proc is read: a background child reaped meanwhile (and
+  // its pid reused) is still left alone.
+  std::set<pid_t> Background = backgroundSnapshot();
   std::multimap<pid_t, pid_t> Children;
   if (DIR *Proc = opendir("/proc")) {
     while (dirent *Entry = readdir(Proc)) {
@@ -497,7 +500,7 @@ std::vector<std::pair<pid_t, pid_t>> descendantsOf(pid_t Root) {
     Queue.pop_back();
     auto [Begin, End] = Children.equal_range(Parent);
     for (auto It = Begin; It != End; ++It) {
-      if (isBackground(It->second))
+      if (Background.count(It->second))
         continue;
       Found.emplace_back(It->second, Parent);
       Queue.push_back(It->second);
@@ -830,6 +833,7 @@ BackgroundProcess::start(llvm::ArrayRef<std::string> Args,
         std::error_code(errno, std::generic_category()), "cannot write %s",
         LogPath.str().c_str());
   int In = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  std::string Failed = "skyline-check: cannot start " + Args[0] + "\n";
   pid_t Parent = getpid();
   pid_t Pid;
   {
@@ -849,6 +853,8 @@ BackgroundProcess::start(llvm::ArrayRef<std::string> Args,
     ::dup2(Log, 1);
     ::dup2(Log, 2);
     ::execv(Argv[0], Argv.data());
+    // Said in the log, which would be empty otherwise.
+    [[maybe_unused]] ssize_t Said = ::write(2, Failed.data(), Failed.size());
     ::_exit(127);
   }
   int Errno = errno;

@@ -824,6 +824,14 @@ TEST(ModelTest, AnIntervalReachesWhereTheCurveMayBendTo) {
   // At a measured size, or past the last, the bend adds nothing.
   double At400 = 1.860 * 0.005 * std::sqrt(1 + 1.0 / 3);
   EXPECT_NEAR(predictedIterationRange(A, 400).Low, 40 * std::exp(-At400), 1e-9);
+  // Past 800, the last segment continued: 200 + 0.4 x 200 = 280 ms, the
+  // means of 400 and 800 weighing -1/2 and 3/2.
+  double Past = A.Time.Curvature * std::log(2.5) * std::log(1.25);
+  double PastHalf =
+      1.860 * std::sqrt(0.005 * 0.005 * (1 + 2.5 / 3) + Past * Past);
+  Interval At1000 = predictedIterationRange(A, 1000);
+  EXPECT_NEAR(At1000.Low, 280 * std::exp(-PastHalf), 1e-9);
+  EXPECT_NEAR(At1000.High, 280 * std::exp(PastHalf), 1e-9);
 }
 
 TEST(ModelTest, AConcaveBendReachesAbove) {

@@ -15,8 +15,10 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <fstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace skyline;
 
@@ -263,6 +265,50 @@ TEST_F(PreambleTest, AStalePreambleGivesWayToAWholeParseAndIsDeleted) {
   ASSERT_TRUE(Model->BatchSize);
   EXPECT_EQ(Model->BatchSize->Value, 64);
   // The failed load's messages are not the user's.
+  EXPECT_EQ(Messages, "");
+  EXPECT_FALSE(llvm::sys::fs::exists(Plan->Pch));
+  EXPECT_FALSE(llvm::sys::fs::exists(preambleFilesPath(Plan->Pch)));
+}
+
+TEST_F(PreambleTest, AChangedSystemHeaderMakesItStale) {
+  // LibTorch updated in place: the same path, so the same key; the load
+  // itself must notice that a header in the .pch changed.
+  std::string Mock = Dir + "/mock/torch";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Mock));
+  ASSERT_FALSE(llvm::sys::fs::copy_file(
+      SKYLINE_TEST_INPUTS "/mock/torch/torch.h", Mock + "/torch.h"));
+  clang::tooling::FixedCompilationDatabase DB(
+      Dir, std::vector<std::string>{"-std=c++17", "-isystem", Dir + "/mock"});
+  std::optional<PreamblePlan> Plan = planPreamble(DB, {Source}, Preambles);
+  ASSERT_TRUE(Plan);
+  auto Build = PreambleBuild::start(*Plan, {Mock + "/torch.h"});
+  ASSERT_TRUE(bool(Build)) << llvm::toString(Build.takeError());
+  ASSERT_FALSE(bool((*Build)->finish()));
+  PreambleUse Used = PreambleUse::None;
+  ASSERT_TRUE(
+      bool(analyzeWithPreamble(DB, {Source}, FrontendOptions(), Plan, &Used)));
+  EXPECT_EQ(Used, PreambleUse::Used);
+
+  // A declaration added: the file's size changes, and its time (set past
+  // the .pch's, whatever the clock's resolution).
+  std::ofstream(Mock + "/torch.h", std::ios::app)
+      << "namespace torch { inline int addedInTheUpdate() { return 1; } }\n";
+  llvm::sys::fs::file_status Status;
+  ASSERT_FALSE(llvm::sys::fs::status(Plan->Pch, Status));
+  int FD;
+  ASSERT_FALSE(llvm::sys::fs::openFileForWrite(Mock + "/torch.h", FD,
+                                               llvm::sys::fs::CD_OpenExisting,
+                                               llvm::sys::fs::OF_Append));
+  ASSERT_FALSE(llvm::sys::fs::setLastAccessAndModificationTime(
+      FD, Status.getLastModificationTime() + std::chrono::seconds(10)));
+  ::close(FD);
+  std::string Messages;
+  llvm::raw_string_ostream Stream(Messages);
+  FrontendOptions Options;
+  Options.DiagnosticStream = &Stream;
+  auto Model = analyzeWithPreamble(DB, {Source}, Options, Plan, &Used);
+  ASSERT_TRUE(bool(Model)) << llvm::toString(Model.takeError());
+  EXPECT_EQ(Used, PreambleUse::Deleted);
   EXPECT_EQ(Messages, "");
   EXPECT_FALSE(llvm::sys::fs::exists(Plan->Pch));
 }
