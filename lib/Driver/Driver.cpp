@@ -304,10 +304,10 @@ analyzeOrReuse(const CommandLineOptions &Options,
                llvm::ArrayRef<std::string> Sources, FrontendOptions Frontend,
                std::unique_ptr<PreambleBuild> &Preamble,
                llvm::raw_ostream &Err) {
-  std::optional<PreamblePlan> Plan =
-      planPreamble(Database, Sources, preambleDirectory());
   if (Options.AnalyzeOnly)
-    return analyzeWithPreamble(Database, Sources, Frontend, Plan);
+    return analyzeWithPreamble(
+        Database, Sources, Frontend,
+        planPreamble(Database, Sources, preambleDirectory()));
   std::string Path = defaultWorkDir(Options) + "/program-model.yaml";
   std::string Key = frontendCacheKey(Database, Sources, Frontend);
   if (std::optional<ProgramModel> Cached = readCachedProgram(Path, Key)) {
@@ -318,7 +318,10 @@ analyzeOrReuse(const CommandLineOptions &Options,
   }
   std::vector<std::string> SystemFiles;
   Frontend.SystemFilesRead = &SystemFiles;
-  PreambleUse Use;
+  // Planned only now: a kept model needs no parse, nor the sources read.
+  std::optional<PreamblePlan> Plan =
+      planPreamble(Database, Sources, preambleDirectory());
+  PreambleUse Use = PreambleUse::None;
   auto Model = analyzeWithPreamble(Database, Sources, Frontend, Plan, &Use);
   if (!Model)
     return Model.takeError();

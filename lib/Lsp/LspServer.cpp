@@ -47,13 +47,10 @@
 #include <csignal>
 #include <cstdlib>
 #include <deque>
-#include <fcntl.h>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <thread>
 #include <unistd.h>
 

@@ -75,6 +75,13 @@ protected:
         In.empty() ? Dir : In, Flags);
   }
 
+  /// A .pch (and its list) that clang cannot load, where Plan keeps one.
+  void writeUnloadablePreamble(const PreamblePlan &Plan) const {
+    ASSERT_FALSE(llvm::sys::fs::create_directories(Preambles));
+    writeText(Plan.Pch, "not a precompiled header");
+    writeText(preambleFilesPath(Plan.Pch), "");
+  }
+
   std::string Dir, Source, Preambles;
 };
 
@@ -251,9 +258,7 @@ TEST_F(PreambleTest, AStalePreambleGivesWayToAWholeParseAndIsDeleted) {
   auto DB = database({});
   std::optional<PreamblePlan> Plan = planPreamble(*DB, {Source}, Preambles);
   ASSERT_TRUE(Plan);
-  ASSERT_FALSE(llvm::sys::fs::create_directories(Preambles));
-  writeText(Plan->Pch, "not a precompiled header");
-  writeText(preambleFilesPath(Plan->Pch), "");
+  writeUnloadablePreamble(*Plan);
   std::string Messages;
   llvm::raw_string_ostream Stream(Messages);
   FrontendOptions Options;
@@ -317,9 +322,7 @@ TEST_F(PreambleTest, AProgramWithErrorsKeepsItsPreamble) {
   auto DB = database({});
   std::optional<PreamblePlan> Plan = planPreamble(*DB, {Source}, Preambles);
   ASSERT_TRUE(Plan);
-  ASSERT_FALSE(llvm::sys::fs::create_directories(Preambles));
-  writeText(Plan->Pch, "not a precompiled header");
-  writeText(preambleFilesPath(Plan->Pch), "");
+  writeUnloadablePreamble(*Plan);
   writeText(Source, std::string(Program) + "int broken = ;\n");
   std::string Messages;
   llvm::raw_string_ostream Stream(Messages);
