@@ -66,6 +66,12 @@ struct MeasureOptions {
   unsigned MaxRuns = 6;                    // batch sizes to try, in all
   /// The sweep aims at the capacity less this (--memory-margin).
   double MemoryMargin = 0.10;
+  /// The model's options the suggestion turns on (--round-to,
+  /// --throughput-slack, --min-gain): the sweep measures where the report's
+  /// model will decide, and settles that decision (Sweep.h).
+  int64_t RoundTo = 8;
+  double ThroughputSlack = 0.05;
+  double MinGain = 0.05;
   unsigned Warmup = 2;
   /// Timing runs per batch size, at least 1: the fastest is kept, and with
   /// 2 or more, a size gets more until another confirms it

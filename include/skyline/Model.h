@@ -150,6 +150,10 @@ struct Analysis {
   /// small or not sure): where the sweep measures next to settle it.
   std::optional<int64_t> ChosenBatchSize;
   std::optional<Suggestion> Suggested;
+  /// Where no suggestion is made because the chosen size's gain reaches
+  /// --min-gain but its interval reaches below it: that size, its gain and
+  /// the interval. More timing runs may settle it (the sweep's settling).
+  std::optional<Suggestion> Unsure;
   std::string NoSuggestionReason; // set when Suggested is not
   /// Sizes worth showing: the measured ones, the current, the suggested,
   /// the maximum, in increasing order without repeats.

@@ -20,6 +20,9 @@
 
 namespace skyline {
 
+struct Interval;
+struct ModelOptions;
+
 /// One run the sweep asks for.
 struct RunRequest {
   int64_t BatchSize = 0;
@@ -206,14 +209,34 @@ int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
                             llvm::ArrayRef<MeasuredRun> Unmeasured,
                             unsigned Warmup);
 
+/// Settling an unsure decision: where the model's pick gains --min-gain but
+/// its interval reaches below it (Analysis::Unsure), the pick is measured if
+/// it was not, then the declared size and the pick get a timing run each a
+/// round, in alternating order, until the interval clears --min-gain or
+/// falls short of it for good, at most this times --timing-runs rounds.
+/// "Measured before suggested": the answer then rests on the sizes
+/// themselves, not on the curve between them.
+inline constexpr unsigned SettlingRoundsPerTimingRun = 2;
+
+/// Whether Rounds more timing runs at each of the two sizes could lift the
+/// low end of an unsure gain's interval (GainRange, with DeclaredRuns and
+/// PickRuns timing runs behind it and the runs' spread of Dof degrees of
+/// freedom) to MinGain: the interval, in log terms, narrowed about its
+/// centre as the standard error of the two sizes' means would be, and as
+/// Student's t with 2 x Rounds more degrees of freedom. False where even
+/// then it stays below.
+bool canSettle(const Interval &GainRange, double MinGain, unsigned DeclaredRuns,
+               unsigned PickRuns, unsigned Dof, unsigned Rounds);
+
 /// Seconds on steady_clock: the sweep's clock outside tests.
 double steadyClockSeconds();
 
 /// The sweep, made once by run(): the declared batch size first, then sizes
 /// toward the capacity (nextBatchSize), each a timing run and, where asked,
 /// a breakdown run; then the timing runs repeated, interleaved over the
-/// sizes the decision rests on (decisionSizes); then, with the thresholds
-/// pinned, a timing run with glibc's own.
+/// sizes the decision rests on (decisionSizes); then an unsure decision
+/// settled (SettlingRoundsPerTimingRun); then, with the thresholds pinned,
+/// a timing run with glibc's own.
 /// What the sweep knows so far is its members, which each step reads and
 /// changes; its progress goes to Progress as it runs.
 class Sweep {
@@ -246,12 +269,21 @@ private:
   void stayBelow(int64_t Size);
   int64_t nextSize(unsigned Index) const;
   int64_t wholeBatchSize(int64_t Next) const;
+  ModelOptions modelOptions() const;
   int64_t decisionBatchSize() const;
 
   // The repeated timing runs.
   void chooseDecisionSizes();
   void repeatTimingRuns();
-  bool repeatTimingRun(unsigned Pass, size_t Index);
+  bool repeatTimingRun(unsigned Pass, size_t Index,
+                       std::optional<std::string> Why = std::nullopt);
+  void noteUnconfirmedSizes();
+
+  // Settling an unsure decision.
+  void settleTheDecision();
+  bool canMeasurePick(int64_t Size) const;
+  bool measurePick(int64_t Size, const std::string &Why);
+  std::optional<size_t> indexOf(int64_t Size) const;
   void keepRepeat(SizeRuns &Size, MeasuredRun Run, const std::string &Name);
   bool takesPart(const SizeRuns &Size, unsigned Pass) const;
   unsigned repeatsLeft(unsigned Pass, size_t From) const;

@@ -271,6 +271,9 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   MeasureOptions Measure = Options.Measure;
   Measure.WorkDir = WorkDir;
   Measure.WholeBatchesOnly = needsWholeBatches(Model);
+  Measure.RoundTo = Options.Rules.Model.RoundTo;
+  Measure.ThroughputSlack = Options.Rules.Model.ThroughputSlack;
+  Measure.MinGain = Options.Rules.Model.MinGain;
   auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value,
                                  Measure, Baseline, Options.Gate);
   if (!Measured)

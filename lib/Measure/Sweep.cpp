@@ -163,6 +163,13 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   return State;
 }
 
+/// Whether a size's first timing run or its breakdown run ran out of
+/// memory: that is the size's answer.
+bool ranOutOfMemory(const SizeRuns &Size) {
+  return Size.first().OutOfMemory ||
+         (Size.Breakdown && Size.Breakdown->OutOfMemory);
+}
+
 /// The iterations a size's timing runs measured, all together.
 unsigned measuredIterations(const SizeRuns &Size) {
   unsigned Total = 0;
@@ -394,6 +401,8 @@ llvm::Expected<Measurement> Sweep::run() {
   if (llvm::Error E = measureSizes())
     return std::move(E);
   repeatTimingRuns();
+  settleTheDecision();
+  noteUnconfirmedSizes();
   if (llvm::Error E = timeWithDynamicMalloc())
     return std::move(E);
   warnOfOtherWork();
@@ -493,7 +502,11 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
     leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
     return backOff(Index);
   }
-  return keepSize(std::move(*Timing->Run), WithBreakdown, Probe, Index);
+  llvm::Expected<bool> Kept =
+      keepSize(std::move(*Timing->Run), WithBreakdown, Probe, Index);
+  if (!Kept || !*Kept)
+    return Kept;
+  return goOnAfter(ranOutOfMemory(Sizes.back()), Index);
 }
 
 /// Whether the Index-th size lies far past the decision
@@ -537,7 +550,7 @@ void Sweep::leaveOutPastTheDataset(const MeasuredRun &Timing,
 }
 
 /// A size whose timing run measured: its breakdown run, then the size is
-/// kept. False when the sizes end here.
+/// kept. False when the sizes end here (its breakdown run failed).
 llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
                                      bool Probed, unsigned Index) {
   SizeRuns Size;
@@ -565,15 +578,11 @@ llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
                               std::to_string(Run.BatchSize));
   if (Result.Runs.empty())
     describeDevice(Run, Result);
-  bool OutOfMemory =
-      Run.OutOfMemory || (Size.Breakdown && Size.Breakdown->OutOfMemory);
-  Size.Repeatable = !OutOfMemory && Run.Iterations > 0;
+  Size.Repeatable = !ranOutOfMemory(Size) && Run.Iterations > 0;
   Result.Runs.push_back(merged(Size));
   Sizes.push_back(std::move(Size));
   // The sweep stops after a failed breakdown run as after any failed run.
-  if (BreakdownFailed)
-    return false;
-  return goOnAfter(OutOfMemory, Index);
+  return !BreakdownFailed;
 }
 
 /// Size's breakdown run, into Size.Breakdown; none once the budget is
@@ -649,14 +658,22 @@ int64_t Sweep::nextSize(unsigned Index) const {
   return Next;
 }
 
-/// The size the model would suggest from the runs so far, with the
-/// defaults of the options the sweep does not know (--round-to,
-/// --throughput-slack): where the decision lies. 0: none.
-int64_t Sweep::decisionBatchSize() const {
+/// The report's model options, as far as the sweep has them.
+ModelOptions Sweep::modelOptions() const {
   ModelOptions Model;
   Model.MemoryMargin = Options.MemoryMargin;
+  Model.RoundTo = Options.RoundTo;
+  Model.ThroughputSlack = Options.ThroughputSlack;
+  Model.MinGain = Options.MinGain;
   Model.WholeBatchesOnly = Options.WholeBatchesOnly;
-  return analyze(Result, DeclaredBatchSize, Model).ChosenBatchSize.value_or(0);
+  return Model;
+}
+
+/// The size the model would suggest from the runs so far: where the
+/// decision lies. 0: none.
+int64_t Sweep::decisionBatchSize() const {
+  return analyze(Result, DeclaredBatchSize, modelOptions())
+      .ChosenBatchSize.value_or(0);
 }
 
 /// The divisor of the dataset nearest Next: a size that does not divide the
@@ -710,6 +727,11 @@ void Sweep::repeatTimingRuns() {
       }
     }
   NoteTooLong();
+}
+
+/// Said once the repeats and the settling are done: a size whose fastest
+/// run no other confirmed.
+void Sweep::noteUnconfirmedSizes() {
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable && TimingRuns >= 2 && Size.Timing.size() >= 2 &&
         !fastestIsConfirmed(Size))
@@ -737,15 +759,20 @@ void Sweep::chooseDecisionSizes() {
 
 /// The Index-th size's timing run of pass Pass. False when the repeats end
 /// here: the budget is spent, or the run failed.
-bool Sweep::repeatTimingRun(unsigned Pass, size_t Index) {
+bool Sweep::repeatTimingRun(unsigned Pass, size_t Index,
+                            std::optional<std::string> Why) {
   SizeRuns &Size = Sizes[Index];
-  unsigned RunsLeft = repeatsLeft(Pass, Index);
+  unsigned RunsLeft = Why ? 2 * TimingRuns : repeatsLeft(Pass, Index);
   if (budgetSpent()) {
     noteBudget(std::to_string(RunsLeft) +
                " repeated timing run(s) left out (--timing-runs)");
     return false;
   }
-  std::string Name = repeatName(Pass, TimingRuns, Size, MinIterations);
+  std::string Name =
+      Why ? "timing run " + std::to_string(Size.Timing.size() + 1) +
+                " at batch size " + std::to_string(Size.BatchSize) + " (" +
+                *Why + ")"
+          : repeatName(Pass, TimingRuns, Size, MinIterations);
   Progress << "skyline-check: " << Name << "...";
   Progress.flush();
   RunRequest Request = request(Size.BatchSize, RunMode::Timing);
@@ -816,6 +843,144 @@ unsigned Sweep::repeatsLeft(unsigned Pass, size_t From) const {
       Left += takesPart(Sizes[I], P) &&
               (P <= TimingRuns || Sizes[I].Timing.size() >= TimingRuns);
   return Left;
+}
+
+std::optional<size_t> Sweep::indexOf(int64_t Size) const {
+  for (size_t I = 0; I < Sizes.size(); ++I)
+    if (Sizes[I].BatchSize == Size)
+      return I;
+  return std::nullopt;
+}
+
+/// Whether the sweep's rules allow measuring the unsure pick: below a size
+/// that ran out of memory or failed, within the first epoch's data, and
+/// within the budget.
+bool Sweep::canMeasurePick(int64_t Size) const {
+  int64_t DataLimit = firstEpochDataLimit(Sizes, Unmeasured, Options.Warmup);
+  return !(FirstTooLarge && Size >= *FirstTooLarge) &&
+         !(DataLimit > 0 && Size > DataLimit) &&
+         !overrunsBudget(predictedTimingRunSeconds(
+             Sizes, Size, Options.Warmup + MinIterations));
+}
+
+/// The unsure pick, measured: a timing run (and a breakdown run, as the
+/// sweep's sizes get). False where the run did not measure.
+bool Sweep::measurePick(int64_t Size, const std::string &Why) {
+  bool WithBreakdown = Options.Breakdown == BreakdownRuns::All;
+  BatchSize = Size;
+  Progress << "skyline-check: timing run 1 at batch size " << Size << " ("
+           << Why << ")...";
+  Progress.flush();
+  RunRequest Request = request(Size, RunMode::Timing);
+  Request.TimeLimitSeconds = timingRunSeconds(
+      Options.TimeBudgetSeconds, spent(), TimingRuns, WithBreakdown);
+  auto Timing = launch(Request);
+  if (!Timing) {
+    Progress << "\n";
+    Result.Problems.push_back(llvm::toString(Timing.takeError()));
+    return false;
+  }
+  Progress << llvm::format(" %.1f s", Timing->Seconds);
+  if (!Timing->Run) {
+    Progress << "\n";
+    keepFailedSize(*Timing);
+    return false;
+  }
+  if (std::optional<std::string> Past = pastTheDataset(*Timing->Run, Sizes)) {
+    leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
+    return false;
+  }
+  llvm::Expected<bool> Kept =
+      keepSize(std::move(*Timing->Run), WithBreakdown,
+               /*Probed=*/false, unsigned(Sizes.size()));
+  if (!Kept) {
+    Result.Problems.push_back(llvm::toString(Kept.takeError()));
+    return false;
+  }
+  return *Kept && Sizes.back().Repeatable;
+}
+
+/// Where the model's pick is unsure (SettlingRoundsPerTimingRun), timing
+/// runs at it and at the declared size until the decision is made or more
+/// runs could not make it.
+void Sweep::settleTheDecision() {
+  if (TimingRuns < 2)
+    return;
+  const unsigned MostRounds = SettlingRoundsPerTimingRun * TimingRuns;
+  std::string Why = "settling the decision";
+  bool Announced = false;
+  for (unsigned Round = 1; Round <= MostRounds; ++Round) {
+    if (budgetSpent())
+      return;
+    Analysis A = analyze(Result, DeclaredBatchSize, modelOptions());
+    std::optional<size_t> Declared = indexOf(DeclaredBatchSize);
+    if (!A.Unsure || !Declared || !Sizes[*Declared].Repeatable)
+      return;
+    const Suggestion &Pick = *A.Unsure;
+    std::string Unsure = llvm::formatv(
+        "{0} is predicted to train {1:f1}% faster than {2}, 90% interval "
+        "{3:f1}% to {4:f1}%, which reaches below the min gain {5:f1}%",
+        Pick.BatchSize, Pick.Gain * 100, DeclaredBatchSize,
+        Pick.GainRange.Low * 100, Pick.GainRange.High * 100,
+        Options.MinGain * 100);
+    auto Announce = [&] {
+      if (!Announced)
+        Progress << "skyline-check: settling the decision: " << Unsure
+                 << "; more timing runs at both\n";
+      Announced = true;
+    };
+    std::optional<size_t> At = indexOf(Pick.BatchSize);
+    if (!At) {
+      // Between measured sizes the curve's own error widens the interval;
+      // at the size itself only the runs' spread does.
+      if (!canMeasurePick(Pick.BatchSize))
+        return;
+      Announce();
+      if (!measurePick(Pick.BatchSize, Why))
+        return;
+      continue;
+    }
+    if (!Sizes[*At].Repeatable)
+      return;
+    unsigned RoundsLeft = MostRounds - Round + 1;
+    if (!canSettle(Pick.GainRange, Options.MinGain,
+                   unsigned(Sizes[*Declared].Timing.size()),
+                   unsigned(Sizes[*At].Timing.size()), A.Time.Dof,
+                   RoundsLeft)) {
+      Progress << "skyline-check: the decision stays unsure: "
+               << (Announced ? "" : Unsure + "; ") << RoundsLeft
+               << " more timing runs at each size would not narrow the "
+                  "interval past the min gain\n";
+      return;
+    }
+    double Cost =
+        Sizes[*Declared].first().WallSeconds + Sizes[*At].first().WallSeconds;
+    if (overrunsBudget(Cost))
+      return;
+    Announce();
+    // Alternating which goes first: neither size always follows the other.
+    size_t First = Round % 2 ? *Declared : *At;
+    size_t Second = Round % 2 ? *At : *Declared;
+    if (!repeatTimingRun(MostPasses + Round, First, Why) ||
+        !repeatTimingRun(MostPasses + Round, Second, Why))
+      return;
+  }
+}
+
+bool canSettle(const Interval &GainRange, double MinGain, unsigned DeclaredRuns,
+               unsigned PickRuns, unsigned Dof, unsigned Rounds) {
+  if (!(GainRange.Low > -1) || !(GainRange.High > -1) || !(MinGain > -1))
+    return false;
+  double Low = std::log1p(GainRange.Low), High = std::log1p(GainRange.High);
+  double Centre = (Low + High) / 2, Half = (High - Low) / 2;
+  auto Share = [](unsigned A, unsigned B) {
+    return 1.0 / std::max(1u, A) + 1.0 / std::max(1u, B);
+  };
+  double Narrowed = Half *
+                    std::sqrt(Share(DeclaredRuns + Rounds, PickRuns + Rounds) /
+                              Share(DeclaredRuns, PickRuns)) *
+                    studentT90(Dof + 2 * Rounds) / studentT90(Dof);
+  return Centre - Narrowed >= std::log1p(MinGain);
 }
 
 /// With the thresholds pinned, how the program runs as the user runs it:

@@ -468,9 +468,8 @@ std::optional<Prediction> measuredAt(const Analysis &A, int64_t Size) {
   P.PeakBytes = roundSaturated(Peak->second);
   P.Fits = (A.UsableBytes <= 0 || P.PeakBytes <= A.UsableBytes) &&
            (!A.FirstOutOfMemory || Size < *A.FirstOutOfMemory);
-  P.IterationMsRange = A.IterationMs
-                           ? predictedIterationRange(A, double(Size))
-                           : Interval{P.IterationMs, P.IterationMs};
+  P.IterationMsRange = A.IterationMs ? predictedIterationRange(A, double(Size))
+                                     : Interval{P.IterationMs, P.IterationMs};
   P.ThroughputRange = throughputRange(Size, P.IterationMsRange);
   P.PeakBytesRange = {Peak->second, Peak->second};
   return P;
@@ -489,8 +488,8 @@ void suggestFromMeasured(Analysis &A, llvm::StringRef Problem,
     A.NoSuggestionReason = Why;
     return;
   }
-  int64_t Cap = suggestionCap(A, A.MaxBatchSize.value_or(
-                                     std::numeric_limits<int64_t>::max()));
+  int64_t Cap = suggestionCap(
+      A, A.MaxBatchSize.value_or(std::numeric_limits<int64_t>::max()));
   std::vector<Prediction> Candidates;
   double Best = 0;
   for (const auto &[Size, Ms] : A.TimePoints) {
@@ -584,8 +583,9 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
       A.Suggested = *Surest;
       return;
     }
-    A.NoSuggestionReason = describeUnsureGain(A.CurrentBatchSize, *Chosen,
-                                              Gain, Range, Options);
+    A.Unsure = Suggestion{*Chosen, Gain, Range, false, *At};
+    A.NoSuggestionReason =
+        describeUnsureGain(A.CurrentBatchSize, *Chosen, Gain, Range, Options);
     return;
   }
   A.Suggested = Suggestion{*Chosen, Gain, Range, false, *At};

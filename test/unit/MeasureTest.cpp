@@ -3,6 +3,7 @@
 
 #include "skyline/Measure.h"
 #include "skyline/MeasuredRunYAML.h"
+#include "skyline/Model.h"
 #include "skyline/Sweep.h"
 #include "skyline/runtime/ExitCodes.h"
 
@@ -12,10 +13,12 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unistd.h>
@@ -1281,6 +1284,205 @@ TEST(MeasureTest, OnlyTheDecisionSizesGetRepeatedTimingRuns) {
   EXPECT_EQ(M->Runs[2].TimingRunMedians, (std::vector<double>{4.0, 4.0, 4.0}));
   // One run is no disagreement between runs: no warning for 16.
   EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
+}
+
+/// A program whose peak is 100,000 bytes and 1,000 a sample: with a budget
+/// of 146,700 bytes (132,030 usable), 32 samples fit.
+constexpr int64_t PeakWith32SamplesBudget = 146700;
+int64_t peakOf(int64_t BatchSize) { return 100000 + 1000 * BatchSize; }
+
+/// Timing runs whose median at a size is Ms(size, k), k the run's number at
+/// that size (from 0); the sizes, in the order they ran, go to Order.
+ScriptedProgram::Respond
+countedTimingRuns(const ScriptedProgram &Program,
+                  std::function<double(int64_t, unsigned)> Ms,
+                  std::string &Order) {
+  auto Counts = std::make_shared<std::map<int64_t, unsigned>>();
+  return [&Program, Ms, &Order, Counts](const RunRequest &Request,
+                                        const Environment &Env) {
+    unsigned K = (*Counts)[Request.BatchSize]++;
+    Order += std::to_string(Request.BatchSize) + " ";
+    MeasuredRun Run =
+        measured(Request, Env, 5, false, 7, false, Ms(Request.BatchSize, K));
+    Run.PeakBytes = peakOf(Request.BatchSize);
+    return Program.finished(Request, Run);
+  };
+}
+
+ScriptedProgram::Respond growingBreakdownRuns(const ScriptedProgram &Program) {
+  return [&Program](const RunRequest &Request, const Environment &Env) {
+    MeasuredRun Run = measured(Request, Env, 3, false, 5);
+    Run.PeakBytes = peakOf(Request.BatchSize);
+    return Program.finished(Request, Run);
+  };
+}
+
+TEST(MeasureTest, AnUnsureDecisionIsSettledByMoreRunsAtBothSizes) {
+  ScriptedProgram Program("settle");
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimingRuns = 2;
+  Program.Options.MemoryBudget = PeakWith32SamplesBudget;
+  // 4, 4.44 and 4.44 samples a millisecond at 8, 16 and 32 (the sweep
+  // doubles, then goes to the capacity). The pick is 16: 11.1% over 8. With
+  // two runs a size (ln-spread 0.0277, 3 degrees of freedom, t = 2.353) the
+  // gain's interval is e^(ln(1.1111) -+ 2.353 x 0.0277) - 1 = 4.1% to
+  // 18.6%: it reaches below the min gain of 5%.
+  std::string Order;
+  auto Base = [](int64_t Size) {
+    return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
+  };
+  // The k-th run at a size takes 1.04 times as long where k is odd: runs
+  // that agree within 5%, each ln(1.04) / 2 from their mean.
+  Program.write(countedTimingRuns(
+                    Program,
+                    [&](int64_t Size, unsigned K) {
+                      return Base(Size) * (K % 2 ? 1.04 : 1.0);
+                    },
+                    Order),
+                growingBreakdownRuns(Program));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // One round settles it: a third run at 8 and at 16 (the declared size
+  // first), and the interval is e^(ln(1.1111) -+ 2.015 x 0.02375 x
+  // sqrt(2/3)) - 1: 6.9% to 15.6%.
+  EXPECT_EQ(Order, "8 16 32 8 16 32 8 16 ") << Program.Progress;
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: settling the decision: 16 is predicted to "
+                "train 11.1% faster than 8, 90% interval 4.1% to 18.6%, which "
+                "reaches below the min gain 5.0%; more timing runs at both\n"
+                "skyline-check: timing run 3 at batch size 8 (settling the "
+                "decision)..."),
+            std::string::npos)
+      << Program.Progress;
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  EXPECT_EQ(A.MaxBatchSize, 32);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 16);
+  EXPECT_NEAR(
+      A.Suggested->GainRange.Low,
+      std::exp(std::log(1 / 0.9) - 2.015 * 0.023752 * std::sqrt(2.0 / 3)) - 1,
+      1e-4);
+  EXPECT_FALSE(A.Unsure);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.08, 2.0}));
+}
+
+TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
+  ScriptedProgram Program("settle-futile");
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimingRuns = 2;
+  Program.Options.MemoryBudget = PeakWith32SamplesBudget;
+  // As above, but every run at 16 after its first takes 4.5 ms: no run
+  // confirms its fastest (six runs, 3 x --timing-runs), and the mean of its
+  // runs puts the gain's centre below 5% while the fastest still says
+  // 11.1%. More runs would narrow the interval about that centre only.
+  std::string Order;
+  auto Base = [](int64_t Size) {
+    return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
+  };
+  Program.write(countedTimingRuns(
+                    Program,
+                    [&](int64_t Size, unsigned K) {
+                      if (Size == 16 && K > 0)
+                        return 4.5;
+                      return Base(Size) * (K % 2 ? 1.04 : 1.0);
+                    },
+                    Order),
+                growingBreakdownRuns(Program));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 16 16 16 16 ") << Program.Progress;
+  // The runs' means: e^(ln(16 / (3.6 x 1.25^(5/6))) - ln(8 / (2 x 1.04^(1/2))))
+  // = 0.9408, and the fastest's 1.1111 the high end.
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: the decision stays unsure: 16 is predicted to "
+                "train 11.1% faster than 8, 90% interval -16.7% to 11.1%, "
+                "which reaches below the min gain 5.0%; 4 more timing runs at "
+                "each size would not narrow the interval past the min gain\n"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("settling the decision"), std::string::npos);
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  EXPECT_FALSE(A.Suggested);
+  ASSERT_TRUE(A.Unsure);
+  EXPECT_EQ(A.Unsure->BatchSize, 16);
+}
+
+TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
+  ScriptedProgram Program("settle-pick");
+  Program.Options.MaxRuns = 3;
+  Program.Options.TimingRuns = 2;
+  Program.Options.MemoryBudget = PeakWith32SamplesBudget;
+  Program.Options.RoundTo = 4;
+  // 4, 4.44 and 4.48 samples a millisecond at 8, 16 and 32, the k-th run at
+  // a size 1.045 times as long where k is odd. The smallest size within 5%
+  // of the best, in multiples of 4, is 12 (2.8 ms on the line from 8 to 16:
+  // 7.1% over 8), between measured sizes, and no measured size is surely
+  // 5% faster (16: 3.3% to 19%): 12's interval is 2.8% to 14.6%. 12 is
+  // measured (2.7 ms, 11.1% over 8), its interval from one run 3.9% to 24%.
+  // A round (12 first) gives 8 a third run, and then 32 is surely 5%
+  // faster than 8: 12.0% (the fastest runs), its interval about the runs'
+  // means, 11.2%: e^(ln(1.11226) -+ 2.015 x 0.028979 x sqrt(1/3 + 1/2)),
+  // from 5.45%. The surest measured size is suggested.
+  std::string Order;
+  auto Base = [](int64_t Size) {
+    return Size == 8 ? 2.0 : Size == 12 ? 2.7 : Size == 16 ? 3.6 : 7.14;
+  };
+  Program.write(countedTimingRuns(
+                    Program,
+                    [&](int64_t Size, unsigned K) {
+                      return Base(Size) * (K % 2 ? 1.045 : 1.0);
+                    },
+                    Order),
+                growingBreakdownRuns(Program));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 12 12 8 ") << Program.Progress;
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: settling the decision: 12 is predicted to "
+                "train 7.1% faster than 8, 90% interval 2.8% to 14.6%"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_NE(Program.Progress.find("skyline-check: timing run 1 at batch size "
+                                  "12 (settling the decision)... 0.0 s, 5 "
+                                  "iterations (count); breakdown 0.0 s\n"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16, 32, 12}));
+  ModelOptions Model;
+  Model.RoundTo = 4;
+  Analysis A = analyze(*M, 8, Model);
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason << "\n" << Program.Progress;
+  EXPECT_EQ(A.Suggested->BatchSize, 32);
+  EXPECT_NEAR(A.Suggested->GainRange.Low,
+              std::exp(std::log(1.11226) -
+                       2.015 * 0.028979 * std::sqrt(1.0 / 3 + 1.0 / 2)) -
+                  1,
+              1e-4);
+}
+
+TEST(MeasureTest, MoreRunsSettleOnlyWhereTheNarrowedIntervalClearsTheMinGain) {
+  // ln(1 + gain) from 0.04 to 0.17 with two runs at each size and 200
+  // degrees of freedom (t = 1.645, as with 202): its centre 0.105, its
+  // half-width 0.065. One more run each narrows it by sqrt(2/3) to 0.0531:
+  // 0.0519 >= ln(1.05) = 0.0488.
+  Interval Gain{std::exp(0.04) - 1, std::exp(0.17) - 1};
+  EXPECT_FALSE(canSettle(Gain, 0.05, 2, 2, 200, 0));
+  EXPECT_TRUE(canSettle(Gain, 0.05, 2, 2, 200, 1));
+  // With 3 degrees of freedom, t falls from 2.353 to 2.015 (5) as well:
+  // 0.065 x 0.8165 x 2.015 / 2.353 = 0.0454, more than sqrt(2/3) alone.
+  Interval Narrow{std::exp(0.06) - 1, std::exp(0.15) - 1};
+  // 0.105 - 0.045 x 0.8165 = 0.0683 either way; the t only adds.
+  EXPECT_TRUE(canSettle(Narrow, 0.05, 2, 2, 3, 1));
+  Interval Borderline{std::exp(0.02) - 1, std::exp(0.19) - 1};
+  // 0.105 - 0.085 x 0.8165 = 0.0356 < 0.0488 with t unchanged, but
+  // 0.105 - 0.085 x 0.8165 x 2.015 / 2.353 = 0.0456: still short; two
+  // rounds: 0.085 x sqrt(2/4) x 1.895 / 2.353 = 0.0484, 0.0566 >= 0.0488.
+  EXPECT_FALSE(canSettle(Borderline, 0.05, 2, 2, 3, 1));
+  EXPECT_TRUE(canSettle(Borderline, 0.05, 2, 2, 3, 2));
+  // A centre below the min gain never clears it.
+  EXPECT_FALSE(canSettle({-0.128, 0.167}, 0.05, 2, 2, 3, 100));
+  // Many runs at one size already: the other's few decide.
+  EXPECT_FALSE(canSettle(Gain, 0.05, 1000, 1, 200, 0));
 }
 
 TEST(MeasureTest, ARunsCostIsPredictedFromTheNearestSize) {
