@@ -227,6 +227,20 @@ Interval predictedPeakRange(const Analysis &A, int64_t BatchSize);
 /// the intervals of the two mean times; contains Gain.
 Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain);
 
+/// The gain of To over From as the runs' means give it, where both sizes
+/// were measured: what the interval of the gain rests on there (no curve
+/// error at a measured size), for planning more runs (the sweep's
+/// settling). LogRatio: ln of the throughput ratio from the sizes' mean
+/// times; RunSigma and Dof: the runs' pooled spread (Analysis::Time).
+struct MeasuredGain {
+  double LogRatio = 0;
+  double RunSigma = 0;
+  unsigned Dof = 0;
+  unsigned FromRuns = 0, ToRuns = 0; // timing runs behind each mean
+};
+std::optional<MeasuredGain> measuredGain(const Analysis &A, int64_t From,
+                                         int64_t To);
+
 /// The spread of a timing run's median about its size's mean (RunSigma,
 /// Dof, Quantile; no curvature), pooled over M's sizes: what the model's
 /// intervals and the gate's noise both rest on.

@@ -20,7 +20,7 @@
 
 namespace skyline {
 
-struct Interval;
+struct MeasuredGain;
 struct ModelOptions;
 
 /// One run the sweep asks for.
@@ -211,22 +211,23 @@ int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
 
 /// Settling an unsure decision: where the model's pick gains --min-gain but
 /// its interval reaches below it (Analysis::Unsure), the pick is measured if
-/// it was not, then the declared size and the pick get a timing run each a
-/// round, in alternating order, until the interval clears --min-gain or
-/// falls short of it for good, at most this times --timing-runs rounds.
-/// "Measured before suggested": the answer then rests on the sizes
-/// themselves, not on the curve between them.
+/// it was not (once), then the declared size and the pick get a timing run
+/// each a round, in alternating order, for as many rounds as
+/// roundsToSettle plans, at most this times --timing-runs. "Measured before
+/// suggested": the answer then rests on the sizes themselves, not on the
+/// curve between them.
 inline constexpr unsigned SettlingRoundsPerTimingRun = 2;
 
-/// Whether Rounds more timing runs at each of the two sizes could lift the
-/// low end of an unsure gain's interval (GainRange, with DeclaredRuns and
-/// PickRuns timing runs behind it and the runs' spread of Dof degrees of
-/// freedom) to MinGain: the interval, in log terms, narrowed about its
-/// centre as the standard error of the two sizes' means would be, and as
-/// Student's t with 2 x Rounds more degrees of freedom. False where even
-/// then it stays below.
-bool canSettle(const Interval &GainRange, double MinGain, unsigned DeclaredRuns,
-               unsigned PickRuns, unsigned Dof, unsigned Rounds);
+/// The fewest rounds (a timing run at each size), up to MostRounds, after
+/// which the gain's interval as the runs' means would give it clears
+/// MinGain: ln(1 + MinGain) <= LogRatio - t(Dof + 2R) x RunSigma x
+/// sqrt(1 / (FromRuns + R) + 1 / (ToRuns + R)), the means and the spread
+/// taken as they are now. None where no number of rounds up to MostRounds
+/// would. Planned before the first round and not revised: looking again
+/// after every round and stopping at the first look that clears would make
+/// a 90% interval clear by chance more often than one time in twenty.
+std::optional<unsigned> roundsToSettle(const MeasuredGain &Gain, double MinGain,
+                                       unsigned MostRounds);
 
 /// Seconds on steady_clock: the sweep's clock outside tests.
 double steadyClockSeconds();
@@ -275,8 +276,11 @@ private:
   // The repeated timing runs.
   void chooseDecisionSizes();
   void repeatTimingRuns();
+  /// Why, where set, names a run outside the passes (settling), with
+  /// RunsLeft the runs planned from it on; else the pass's plan counts them.
   bool repeatTimingRun(unsigned Pass, size_t Index,
-                       std::optional<std::string> Why = std::nullopt);
+                       std::optional<std::string> Why = std::nullopt,
+                       unsigned RunsLeft = 0);
   void noteUnconfirmedSizes();
 
   // Settling an unsure decision.

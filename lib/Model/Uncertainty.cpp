@@ -337,6 +337,27 @@ Interval predictedPeakRange(const Analysis &A, int64_t BatchSize) {
   return {std::floor(Range.Low), std::ceil(Range.High)};
 }
 
+std::optional<MeasuredGain> measuredGain(const Analysis &A, int64_t From,
+                                         int64_t To) {
+  auto Find = [&](int64_t Size) -> std::optional<size_t> {
+    for (size_t I = 0; I < A.TimeCentres.size(); ++I)
+      if (A.TimeCentres[I].first == Size && A.TimeCentres[I].second > 0)
+        return I;
+    return std::nullopt;
+  };
+  std::optional<size_t> F = Find(From), T = Find(To);
+  if (!F || !T || From <= 0 || To <= 0)
+    return std::nullopt;
+  MeasuredGain Gain;
+  Gain.LogRatio = std::log(double(To) / double(From)) -
+                  std::log(A.TimeCentres[*T].second / A.TimeCentres[*F].second);
+  Gain.RunSigma = A.Time.RunSigma;
+  Gain.Dof = A.Time.Dof;
+  Gain.FromRuns = A.TimeRuns[*F];
+  Gain.ToRuns = A.TimeRuns[*T];
+  return Gain;
+}
+
 Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain) {
   if (From == To || From <= 0 || To <= 0 || A.TimeCentres.size() < 2 ||
       !A.IterationMs)

@@ -1342,16 +1342,17 @@ TEST(MeasureTest, AnUnsureDecisionIsSettledByMoreRunsAtBothSizes) {
                 growingBreakdownRuns(Program));
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  // One round settles it: a third run at 8 and at 16 (the declared size
-  // first), and the interval is e^(ln(1.1111) -+ 2.015 x 0.02375 x
-  // sqrt(2/3)) - 1: 6.9% to 15.6%.
+  // One round is planned (roundsToSettle: 0.10536 - 2.015 x 0.02773 x
+  // sqrt(2/3) = 0.0597 >= ln(1.05)) and settles it: a third run at 8 and at
+  // 16 (the declared size first), and the interval is e^(ln(1.1111) -+
+  // 2.015 x 0.02375 x sqrt(2/3)) - 1: 6.9% to 15.6%.
   EXPECT_EQ(Order, "8 16 32 8 16 32 8 16 ") << Program.Progress;
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: settling the decision: 16 is predicted to "
                 "train 11.1% faster than 8, 90% interval 4.1% to 18.6%, which "
                 "reaches below the min gain 5.0%; more timing runs at both\n"
-                "skyline-check: timing run 3 at batch size 8 (settling the "
-                "decision)..."),
+                "skyline-check: timing run at batch size 8 (settling the "
+                "decision, round 1)..."),
             std::string::npos)
       << Program.Progress;
   Analysis A = analyze(*M, 8, ModelOptions{});
@@ -1418,11 +1419,12 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
   // of the best, in multiples of 4, is 12 (2.8 ms on the line from 8 to 16:
   // 7.1% over 8), between measured sizes, and no measured size is surely
   // 5% faster (16: 3.3% to 19%): 12's interval is 2.8% to 14.6%. 12 is
-  // measured (2.7 ms, 11.1% over 8), its interval from one run 3.9% to 24%.
-  // A round (12 first) gives 8 a third run, and then 32 is surely 5%
-  // faster than 8: 12.0% (the fastest runs), its interval about the runs'
-  // means, 11.2%: e^(ln(1.11226) -+ 2.015 x 0.028979 x sqrt(1/3 + 1/2)),
-  // from 5.45%. The surest measured size is suggested.
+  // measured (2.7 ms, 11.1% over 8), its interval from one run 3.9% to 24%;
+  // one round is planned: ln(1.1359) - 2.015 x 0.0311 x sqrt(1/3 + 1/2) =
+  // 0.0702 >= ln(1.05). The round (8 first) gives 8 a third run, and then
+  // 32 is surely 5% faster than 8: 12.0% (the fastest runs), its interval
+  // about the runs' means, 11.2%: e^(ln(1.11226) -+ 2.015 x 0.028979 x
+  // sqrt(1/3 + 1/2)), from 5.45%. The surest measured size is suggested.
   std::string Order;
   auto Base = [](int64_t Size) {
     return Size == 8 ? 2.0 : Size == 12 ? 2.7 : Size == 16 ? 3.6 : 7.14;
@@ -1436,7 +1438,7 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
                 growingBreakdownRuns(Program));
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  EXPECT_EQ(Order, "8 16 32 8 16 32 12 12 8 ") << Program.Progress;
+  EXPECT_EQ(Order, "8 16 32 8 16 32 12 8 12 ") << Program.Progress;
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: settling the decision: 12 is predicted to "
                 "train 7.1% faster than 8, 90% interval 2.8% to 14.6%"),
@@ -1460,29 +1462,25 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
               1e-4);
 }
 
-TEST(MeasureTest, MoreRunsSettleOnlyWhereTheNarrowedIntervalClearsTheMinGain) {
-  // ln(1 + gain) from 0.04 to 0.17 with two runs at each size and 200
-  // degrees of freedom (t = 1.645, as with 202): its centre 0.105, its
-  // half-width 0.065. One more run each narrows it by sqrt(2/3) to 0.0531:
-  // 0.0519 >= ln(1.05) = 0.0488.
-  Interval Gain{std::exp(0.04) - 1, std::exp(0.17) - 1};
-  EXPECT_FALSE(canSettle(Gain, 0.05, 2, 2, 200, 0));
-  EXPECT_TRUE(canSettle(Gain, 0.05, 2, 2, 200, 1));
-  // With 3 degrees of freedom, t falls from 2.353 to 2.015 (5) as well:
-  // 0.065 x 0.8165 x 2.015 / 2.353 = 0.0454, more than sqrt(2/3) alone.
-  Interval Narrow{std::exp(0.06) - 1, std::exp(0.15) - 1};
-  // 0.105 - 0.045 x 0.8165 = 0.0683 either way; the t only adds.
-  EXPECT_TRUE(canSettle(Narrow, 0.05, 2, 2, 3, 1));
-  Interval Borderline{std::exp(0.02) - 1, std::exp(0.19) - 1};
-  // 0.105 - 0.085 x 0.8165 = 0.0356 < 0.0488 with t unchanged, but
-  // 0.105 - 0.085 x 0.8165 x 2.015 / 2.353 = 0.0456: still short; two
-  // rounds: 0.085 x sqrt(2/4) x 1.895 / 2.353 = 0.0484, 0.0566 >= 0.0488.
-  EXPECT_FALSE(canSettle(Borderline, 0.05, 2, 2, 3, 1));
-  EXPECT_TRUE(canSettle(Borderline, 0.05, 2, 2, 3, 2));
-  // A centre below the min gain never clears it.
-  EXPECT_FALSE(canSettle({-0.128, 0.167}, 0.05, 2, 2, 3, 100));
+TEST(MeasureTest, SettlingPlansTheFewestRoundsThatWouldClearTheMinGain) {
+  // ln(1 + gain) 0.105 from the means, the runs' spread 0.03 with 3
+  // degrees of freedom, two runs at each size. One round: 0.105 - 2.015 x
+  // 0.03 x sqrt(2/3) = 0.0556 >= ln(1.05) = 0.0488.
+  MeasuredGain Gain{0.105, 0.03, 3, 2, 2};
+  EXPECT_EQ(roundsToSettle(Gain, 0.05, 4), 1u);
+  // A spread of 0.05: one round 0.105 - 2.015 x 0.05 x 0.8165 = 0.0227,
+  // two 0.105 - 1.895 x 0.05 x 0.7071 = 0.0380, three 0.105 - 1.833 x 0.05
+  // x 0.6325 = 0.0470, four 0.105 - 1.796 x 0.05 x 0.5774 = 0.0532.
+  Gain.RunSigma = 0.05;
+  EXPECT_EQ(roundsToSettle(Gain, 0.05, 4), 4u);
+  EXPECT_EQ(roundsToSettle(Gain, 0.05, 3), std::nullopt);
+  // A gain whose means put it below the min gain never clears it.
+  Gain.LogRatio = std::log(0.95);
+  EXPECT_EQ(roundsToSettle(Gain, 0.05, 100), std::nullopt);
   // Many runs at one size already: the other's few decide.
-  EXPECT_FALSE(canSettle(Gain, 0.05, 1000, 1, 200, 0));
+  MeasuredGain OneSided{0.105, 0.05, 1000, 1000, 1};
+  EXPECT_EQ(roundsToSettle(OneSided, 0.05, 1), std::nullopt);
+  EXPECT_EQ(roundsToSettle(OneSided, 0.05, 4), 2u);
 }
 
 TEST(MeasureTest, ARunsCostIsPredictedFromTheNearestSize) {
