@@ -217,6 +217,11 @@ int64_t firstEpochDataLimit(const std::vector<SizeRuns> &Sizes,
 /// suggested": the answer then rests on the sizes themselves, not on the
 /// curve between them.
 inline constexpr unsigned SettlingRoundsPerTimingRun = 2;
+/// The share of --time-budget settling may spend, the pick's runs and the
+/// rounds together: a decision that needs more stays unsure. Settling is
+/// for decisions a few cheap runs can make; unbounded, it cost mnist's
+/// default run 20 to 27 s more (utils/bench-overhead, session 18).
+inline constexpr double SettlingBudgetShare = 0.15;
 
 /// The fewest rounds (a timing run at each size), up to MostRounds, after
 /// which the gain's interval as the runs' means would give it clears
@@ -285,7 +290,8 @@ private:
 
   // Settling an unsure decision.
   void settleTheDecision();
-  bool canMeasurePick(int64_t Size) const;
+  bool canMeasurePick(int64_t Size,
+                      llvm::function_ref<bool(double)> BeyondShare) const;
   bool measurePick(int64_t Size, const std::string &Why);
   std::optional<size_t> indexOf(int64_t Size) const;
   void keepRepeat(SizeRuns &Size, MeasuredRun Run, const std::string &Name);

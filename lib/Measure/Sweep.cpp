@@ -855,7 +855,8 @@ std::optional<size_t> Sweep::indexOf(int64_t Size) const {
 /// Whether the sweep's rules allow measuring the unsure pick: below a size
 /// that ran out of memory or failed, within the first epoch's data, and
 /// within the budget.
-bool Sweep::canMeasurePick(int64_t Size) const {
+bool Sweep::canMeasurePick(int64_t Size,
+                           llvm::function_ref<bool(double)> BeyondShare) const {
   int64_t DataLimit =
       sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
                  Options, 1, spent())
@@ -867,7 +868,8 @@ bool Sweep::canMeasurePick(int64_t Size) const {
     Predicted += predictedTimingRunSeconds(
         Sizes, Size, Options.Warmup + Options.BreakdownIterations);
   return !(FirstTooLarge && Size >= *FirstTooLarge) &&
-         !(DataLimit > 0 && Size > DataLimit) && !overrunsBudget(Predicted);
+         !(DataLimit > 0 && Size > DataLimit) && !overrunsBudget(Predicted) &&
+         !BeyondShare(Predicted);
 }
 
 /// The unsure pick, measured: a timing run (and a breakdown run, as the
@@ -926,6 +928,12 @@ void Sweep::settleTheDecision() {
     return;
   const unsigned MostRounds = SettlingRoundsPerTimingRun * TimingRuns;
   const std::string Why = "settling the decision";
+  // What settling may spend: its share of the budget, from now on.
+  const double SettleBy =
+      spent() + SettlingBudgetShare * Options.TimeBudgetSeconds;
+  auto BeyondShare = [&](double Seconds) {
+    return Options.TimeBudgetSeconds > 0 && spent() + Seconds > SettleBy;
+  };
   Analysis A = analyze(Result, DeclaredBatchSize, modelOptions());
   std::optional<size_t> Declared = indexOf(DeclaredBatchSize);
   if (!A.Unsure || !Declared || !Sizes[*Declared].Repeatable)
@@ -942,7 +950,7 @@ void Sweep::settleTheDecision() {
   if (!indexOf(A.Unsure->BatchSize)) {
     // Between measured sizes the curve's own error widens the interval; at
     // the size itself only the runs' spread does.
-    if (!canMeasurePick(A.Unsure->BatchSize))
+    if (!canMeasurePick(A.Unsure->BatchSize, BeyondShare))
       return;
     Announce();
     if (!measurePick(A.Unsure->BatchSize, Why))
@@ -970,6 +978,16 @@ void Sweep::settleTheDecision() {
   double Round =
       Sizes[*Declared].first().WallSeconds + Sizes[*At].first().WallSeconds;
   double Needed = *Rounds * Round + Sizes[*Declared].first().WallSeconds;
+  if (BeyondShare(*Rounds * Round)) {
+    Progress << llvm::formatv(
+        "skyline-check: the decision stays unsure: {0}{1} round{2} of a "
+        "timing run at {3} and at {4} would take about {5:f1} s, more than "
+        "settling's {6:f0}% of --time-budget\n",
+        Announced ? "" : Unsure + "; ", *Rounds, *Rounds > 1 ? "s" : "",
+        DeclaredBatchSize, A.Unsure->BatchSize, *Rounds * Round,
+        SettlingBudgetShare * 100);
+    return;
+  }
   if (budgetSpent() || overrunsBudget(Needed)) {
     noteBudget(llvm::formatv("settling the decision would take {0} rounds "
                              "of a timing run at {1} and at {2}, about "

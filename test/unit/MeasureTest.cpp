@@ -1296,16 +1296,16 @@ int64_t peakOf(int64_t BatchSize) { return 100000 + 1000 * BatchSize; }
 ScriptedProgram::Respond
 countedTimingRuns(const ScriptedProgram &Program,
                   std::function<double(int64_t, unsigned)> Ms,
-                  std::string &Order) {
+                  std::string &Order, double Seconds = 0) {
   auto Counts = std::make_shared<std::map<int64_t, unsigned>>();
-  return [&Program, Ms, &Order, Counts](const RunRequest &Request,
-                                        const Environment &Env) {
+  return [&Program, Ms, &Order, Counts, Seconds](const RunRequest &Request,
+                                                 const Environment &Env) {
     unsigned K = (*Counts)[Request.BatchSize]++;
     Order += std::to_string(Request.BatchSize) + " ";
     MeasuredRun Run =
         measured(Request, Env, 5, false, 7, false, Ms(Request.BatchSize, K));
     Run.PeakBytes = peakOf(Request.BatchSize);
-    return Program.finished(Request, Run);
+    return Program.finished(Request, Run, Seconds);
   };
 }
 
@@ -1365,6 +1365,46 @@ TEST(MeasureTest, AnUnsureDecisionIsSettledByMoreRunsAtBothSizes) {
       1e-4);
   EXPECT_FALSE(A.Unsure);
   EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.08, 2.0}));
+}
+
+TEST(MeasureTest, SettlingSpendsNoMoreThanItsShareOfTheBudget) {
+  // The first test's program, its timing runs taking 10 s each: the one
+  // round it needs would take 20 s, more than 15% of the 120 s budget
+  // (18 s), with 60 s of it left.
+  for (double Seconds : {10.0, 8.0}) {
+    ScriptedProgram Program("settle-share");
+    Program.Options.MaxRuns = 3;
+    Program.Options.TimingRuns = 2;
+    Program.Options.MemoryBudget = PeakWith32SamplesBudget;
+    Program.Options.TimeBudgetSeconds = 120;
+    std::string Order;
+    auto Base = [](int64_t Size) {
+      return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
+    };
+    Program.write(countedTimingRuns(
+                      Program,
+                      [&](int64_t Size, unsigned K) {
+                        return Base(Size) * (K % 2 ? 1.04 : 1.0);
+                      },
+                      Order, Seconds),
+                  growingBreakdownRuns(Program));
+    auto M = Program.measureFrom();
+    ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+    if (Seconds == 10.0) {
+      EXPECT_EQ(Order, "8 16 32 8 16 32 ") << Program.Progress;
+      EXPECT_NE(Program.Progress.find(
+                    "skyline-check: the decision stays unsure: 16 is "
+                    "predicted to train 11.1% faster than 8, 90% interval "
+                    "4.1% to 18.6%, which reaches below the min gain 5.0%; 1 "
+                    "round of a timing run at 8 and at 16 would take about "
+                    "20.0 s, more than settling's 15% of --time-budget\n"),
+                std::string::npos)
+          << Program.Progress;
+    } else {
+      // 16 s fits in 18.
+      EXPECT_EQ(Order, "8 16 32 8 16 32 8 16 ") << Program.Progress;
+    }
+  }
 }
 
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
