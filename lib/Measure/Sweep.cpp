@@ -959,6 +959,13 @@ void Sweep::settleTheDecision() {
     if (!A.Unsure)
       return; // measured, the pick is sure, or no longer worth it
     Declared = indexOf(DeclaredBatchSize);
+    // What is said next names the pick as it is now, which may have moved.
+    std::string Now =
+        describeUnsurePick(*A.Unsure, DeclaredBatchSize, Options.MinGain);
+    if (Now != Unsure) {
+      Unsure = std::move(Now);
+      Announced = false;
+    }
   }
   std::optional<size_t> At = indexOf(A.Unsure->BatchSize);
   std::optional<MeasuredGain> Gain =
