@@ -1317,29 +1317,35 @@ ScriptedProgram::Respond growingBreakdownRuns(const ScriptedProgram &Program) {
   };
 }
 
-TEST(MeasureTest, AnUnsureDecisionIsSettledByMoreRunsAtBothSizes) {
-  ScriptedProgram Program("settle");
+/// The settling tests' program: 3 sizes (8, 16, then the capacity, 32),
+/// two timing runs each, its timing runs' medians from Ms.
+void writeSettlingProgram(ScriptedProgram &Program,
+                          std::function<double(int64_t, unsigned)> Ms,
+                          std::string &Order, double Seconds = 0) {
   Program.Options.MaxRuns = 3;
   Program.Options.TimingRuns = 2;
   Program.Options.MemoryBudget = PeakWith32SamplesBudget;
-  // 4, 4.44 and 4.44 samples a millisecond at 8, 16 and 32 (the sweep
-  // doubles, then goes to the capacity). The pick is 16: 11.1% over 8. With
+  Program.write(countedTimingRuns(Program, std::move(Ms), Order, Seconds),
+                growingBreakdownRuns(Program));
+}
+
+/// 2.0, 3.6 and 7.2 ms at 8, 16 and 32 (4, 4.44 and 4.44 samples a
+/// millisecond), the k-th run at a size 1.04 times as long where k is odd:
+/// runs that agree within 5%, each ln(1.04) / 2 from their mean.
+double flatPast16(int64_t Size, unsigned K) {
+  double Base = Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
+  return Base * (K % 2 ? 1.04 : 1.0);
+}
+
+TEST(MeasureTest, AnUnsureDecisionIsSettledByMoreRunsAtBothSizes) {
+  ScriptedProgram Program("settle");
+  // flatPast16's sizes (the sweep doubles, then goes to the capacity). The
+  // pick is 16: 11.1% over 8. With
   // two runs a size (ln-spread 0.0277, 3 degrees of freedom, t = 2.353) the
   // gain's interval is e^(ln(1.1111) -+ 2.353 x 0.0277) - 1 = 4.1% to
   // 18.6%: it reaches below the min gain of 5%.
   std::string Order;
-  auto Base = [](int64_t Size) {
-    return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
-  };
-  // The k-th run at a size takes 1.04 times as long where k is odd: runs
-  // that agree within 5%, each ln(1.04) / 2 from their mean.
-  Program.write(countedTimingRuns(
-                    Program,
-                    [&](int64_t Size, unsigned K) {
-                      return Base(Size) * (K % 2 ? 1.04 : 1.0);
-                    },
-                    Order),
-                growingBreakdownRuns(Program));
+  writeSettlingProgram(Program, flatPast16, Order);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   // One round is planned (roundsToSettle: 0.10536 - 2.015 x 0.02773 x
@@ -1373,21 +1379,9 @@ TEST(MeasureTest, SettlingSpendsNoMoreThanItsShareOfTheBudget) {
   // (18 s), with 60 s of it left.
   for (double Seconds : {10.0, 8.0}) {
     ScriptedProgram Program("settle-share");
-    Program.Options.MaxRuns = 3;
-    Program.Options.TimingRuns = 2;
-    Program.Options.MemoryBudget = PeakWith32SamplesBudget;
     Program.Options.TimeBudgetSeconds = 120;
     std::string Order;
-    auto Base = [](int64_t Size) {
-      return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
-    };
-    Program.write(countedTimingRuns(
-                      Program,
-                      [&](int64_t Size, unsigned K) {
-                        return Base(Size) * (K % 2 ? 1.04 : 1.0);
-                      },
-                      Order, Seconds),
-                  growingBreakdownRuns(Program));
+    writeSettlingProgram(Program, flatPast16, Order, Seconds);
     auto M = Program.measureFrom();
     ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
     if (Seconds == 10.0) {
@@ -1409,26 +1403,17 @@ TEST(MeasureTest, SettlingSpendsNoMoreThanItsShareOfTheBudget) {
 
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   ScriptedProgram Program("settle-futile");
-  Program.Options.MaxRuns = 3;
-  Program.Options.TimingRuns = 2;
-  Program.Options.MemoryBudget = PeakWith32SamplesBudget;
-  // As above, but every run at 16 after its first takes 4.5 ms: no run
+  // flatPast16, but every run at 16 after its first takes 4.5 ms: no run
   // confirms its fastest (six runs, 3 x --timing-runs), and the mean of its
   // runs puts the gain's centre below 5% while the fastest still says
   // 11.1%. More runs would narrow the interval about that centre only.
   std::string Order;
-  auto Base = [](int64_t Size) {
-    return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.2;
-  };
-  Program.write(countedTimingRuns(
-                    Program,
-                    [&](int64_t Size, unsigned K) {
-                      if (Size == 16 && K > 0)
-                        return 4.5;
-                      return Base(Size) * (K % 2 ? 1.04 : 1.0);
-                    },
-                    Order),
-                growingBreakdownRuns(Program));
+  writeSettlingProgram(
+      Program,
+      [](int64_t Size, unsigned K) {
+        return Size == 16 && K > 0 ? 4.5 : flatPast16(Size, K);
+      },
+      Order);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(Order, "8 16 32 8 16 32 16 16 16 16 ") << Program.Progress;
@@ -1450,9 +1435,6 @@ TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
 
 TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
   ScriptedProgram Program("settle-pick");
-  Program.Options.MaxRuns = 3;
-  Program.Options.TimingRuns = 2;
-  Program.Options.MemoryBudget = PeakWith32SamplesBudget;
   Program.Options.RoundTo = 4;
   // 4, 4.44 and 4.48 samples a millisecond at 8, 16 and 32, the k-th run at
   // a size 1.045 times as long where k is odd. The smallest size within 5%
@@ -1469,13 +1451,12 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
   auto Base = [](int64_t Size) {
     return Size == 8 ? 2.0 : Size == 12 ? 2.7 : Size == 16 ? 3.6 : 7.14;
   };
-  Program.write(countedTimingRuns(
-                    Program,
-                    [&](int64_t Size, unsigned K) {
-                      return Base(Size) * (K % 2 ? 1.045 : 1.0);
-                    },
-                    Order),
-                growingBreakdownRuns(Program));
+  writeSettlingProgram(
+      Program,
+      [&](int64_t Size, unsigned K) {
+        return Base(Size) * (K % 2 ? 1.045 : 1.0);
+      },
+      Order);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(Order, "8 16 32 8 16 32 12 8 12 ") << Program.Progress;
