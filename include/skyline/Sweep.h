@@ -261,6 +261,10 @@ private:
   // The sizes, one at a time.
   llvm::Error measureSizes();
   llvm::Expected<bool> measureSize(unsigned Index);
+  enum class NewSize { Kept, NotKept, BreakdownFailed };
+  llvm::Expected<NewSize> timeNewSize(const RunRequest &Request,
+                                      bool WithBreakdown, bool Probe,
+                                      unsigned Index);
   bool farPastTheDecision(unsigned Index) const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);

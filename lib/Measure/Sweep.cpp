@@ -486,6 +486,24 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
   Request.TimeLimitSeconds =
       timingRunSeconds(Options.TimeBudgetSeconds, spent(),
                        (Options.MaxRuns - Index) * TimingRuns, WithBreakdown);
+  llvm::Expected<NewSize> Outcome =
+      timeNewSize(Request, WithBreakdown, Probe, Index);
+  if (!Outcome)
+    return Outcome.takeError();
+  if (*Outcome == NewSize::NotKept)
+    return backOff(Index);
+  if (*Outcome == NewSize::BreakdownFailed)
+    return false;
+  return goOnAfter(ranOutOfMemory(Sizes.back()), Index);
+}
+
+/// A new size's timing run (Request; its progress line begun), then its
+/// breakdown run, and the size kept, or why not: its run failed (said,
+/// unless it is the first size's: then the sweep cannot start), or its
+/// batches were smaller than asked.
+llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
+                                                  bool WithBreakdown,
+                                                  bool Probe, unsigned Index) {
   auto Timing = launch(Request);
   if (!Timing)
     return Timing.takeError();
@@ -496,17 +514,17 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
       return llvm::createStringError(std::errc::invalid_argument, "%s",
                                      Timing->Problem.c_str());
     keepFailedSize(*Timing);
-    return backOff(Index);
+    return NewSize::NotKept;
   }
   if (std::optional<std::string> Past = pastTheDataset(*Timing->Run, Sizes)) {
     leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
-    return backOff(Index);
+    return NewSize::NotKept;
   }
   llvm::Expected<bool> Kept =
       keepSize(std::move(*Timing->Run), WithBreakdown, Probe, Index);
-  if (!Kept || !*Kept)
-    return Kept;
-  return goOnAfter(ranOutOfMemory(Sizes.back()), Index);
+  if (!Kept)
+    return Kept.takeError();
+  return *Kept ? NewSize::Kept : NewSize::BreakdownFailed;
 }
 
 /// Whether the Index-th size lies far past the decision
@@ -883,30 +901,14 @@ bool Sweep::measurePick(int64_t Size, const std::string &Why) {
   RunRequest Request = request(Size, RunMode::Timing);
   Request.TimeLimitSeconds = timingRunSeconds(
       Options.TimeBudgetSeconds, spent(), TimingRuns, WithBreakdown);
-  auto Timing = launch(Request);
-  if (!Timing) {
+  llvm::Expected<NewSize> Outcome = timeNewSize(
+      Request, WithBreakdown, /*Probe=*/false, unsigned(Sizes.size()));
+  if (!Outcome) {
     Progress << "\n";
-    Result.Problems.push_back(llvm::toString(Timing.takeError()));
+    Result.Problems.push_back(llvm::toString(Outcome.takeError()));
     return false;
   }
-  Progress << llvm::format(" %.1f s", Timing->Seconds);
-  if (!Timing->Run) {
-    Progress << "\n";
-    keepFailedSize(*Timing);
-    return false;
-  }
-  if (std::optional<std::string> Past = pastTheDataset(*Timing->Run, Sizes)) {
-    leaveOutPastTheDataset(*Timing->Run, std::move(*Past));
-    return false;
-  }
-  llvm::Expected<bool> Kept =
-      keepSize(std::move(*Timing->Run), WithBreakdown,
-               /*Probed=*/false, unsigned(Sizes.size()));
-  if (!Kept) {
-    Result.Problems.push_back(llvm::toString(Kept.takeError()));
-    return false;
-  }
-  return *Kept && Sizes.back().Repeatable;
+  return *Outcome == NewSize::Kept && Sizes.back().Repeatable;
 }
 
 /// "16 is predicted to train 11.1% faster than 8, 90% interval 4.1% to
