@@ -220,7 +220,8 @@ inline constexpr unsigned SettlingRoundsPerTimingRun = 2;
 /// The share of --time-budget settling may spend, the pick's runs and the
 /// rounds together: a decision that needs more stays unsure. Settling is
 /// for decisions a few cheap runs can make; unbounded, it cost mnist's
-/// default run 20 to 27 s more (utils/bench-overhead, session 18).
+/// default run 20 to 27 s more (utils/bench-overhead, session 18). While
+/// the decision so far is unsure, the sizes and their repeats leave it.
 inline constexpr double SettlingBudgetShare = 0.15;
 
 /// The fewest rounds (a timing run at each size), up to MostRounds, after
@@ -309,6 +310,10 @@ private:
   /// Launcher.run, its process's seconds counted in Result.RunSeconds.
   llvm::Expected<RunOutcome> launch(const RunRequest &Request);
   double spent() const;
+  double keptForSettling() const;
+  /// --time-budget less keptForSettling(): what the step running now may
+  /// spend.
+  double budget() const;
   bool budgetSpent() const;
   bool overrunsBudget(double PredictedSeconds) const;
   /// Says the budget ended something: spent, or (Predicted) too little of
@@ -320,7 +325,10 @@ private:
   const MeasureOptions Options;
   llvm::raw_ostream &Progress;
   Clock Now;
-  double Start = 0;             // Now() when run() began
+  double Start = 0; // Now() when run() began
+  /// Whether the step running now leaves settleTheDecision its share of the
+  /// budget (keptForSettling): the sizes and their repeats do.
+  bool KeepForSettling = false;
   const unsigned TimingRuns;    // --timing-runs, at least 1
   const unsigned MostPasses;    // the most timing runs a size gets
   const unsigned MinIterations; // --min-iterations, at most --iterations

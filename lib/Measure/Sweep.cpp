@@ -115,7 +115,7 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
                       llvm::ArrayRef<MeasuredRun> Unmeasured,
                       std::optional<int64_t> FirstOutOfMemory,
                       int64_t CapacityBytes, const MeasureOptions &Options,
-                      unsigned RunsLeft, double SpentSeconds) {
+                      unsigned RunsLeft, double SecondsLeft) {
   SweepState State;
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable)
@@ -150,9 +150,7 @@ SweepState sweepState(const std::vector<SizeRuns> &Sizes,
   // capacity and half go where the time bends.
   State.RunsForBends = (Options.MaxRuns - std::min(Options.MaxRuns, 2u)) / 2;
   if (Options.TimeBudgetSeconds > 0) {
-    State.SecondsPerSize =
-        std::max(Options.TimeBudgetSeconds - SpentSeconds, 0.0) /
-        State.RunsLeft;
+    State.SecondsPerSize = std::max(SecondsLeft, 0.0) / State.RunsLeft;
     bool Breakdown = Options.Breakdown == BreakdownRuns::All;
     State.IterationsPerSize =
         std::max(Options.TimingRuns, 1u) *
@@ -398,9 +396,11 @@ llvm::Expected<Measurement> Sweep::run() {
   Result.MallocThresholdsUsed = Malloc.Thresholds;
   Result.GlibcTunables = Malloc.GlibcTunables.value_or("");
   Start = Now();
+  KeepForSettling = TimingRuns >= 2;
   if (llvm::Error E = measureSizes())
     return std::move(E);
   repeatTimingRuns();
+  KeepForSettling = false;
   settleTheDecision();
   noteUnconfirmedSizes();
   if (llvm::Error E = timeWithDynamicMalloc())
@@ -450,7 +450,7 @@ llvm::Error Sweep::measureSizes() {
                                "{2} was predicted to take {3:f1} s, more than "
                                "the {4:f1} s left",
                                Index, Options.MaxRuns, BatchSize, Predicted,
-                               Options.TimeBudgetSeconds - spent())
+                               budget() - spent())
                      .str(),
                  /*Predicted=*/true);
       break;
@@ -483,9 +483,8 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
   }
   Progress << "...";
   Progress.flush();
-  Request.TimeLimitSeconds =
-      timingRunSeconds(Options.TimeBudgetSeconds, spent(),
-                       (Options.MaxRuns - Index) * TimingRuns, WithBreakdown);
+  Request.TimeLimitSeconds = timingRunSeconds(
+      budget(), spent(), (Options.MaxRuns - Index) * TimingRuns, WithBreakdown);
   llvm::Expected<NewSize> Outcome =
       timeNewSize(Request, WithBreakdown, Probe, Index);
   if (!Outcome)
@@ -664,7 +663,7 @@ void Sweep::stayBelow(int64_t Size) {
 int64_t Sweep::nextSize(unsigned Index) const {
   SweepState State =
       sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
-                 Options, Options.MaxRuns - Index - 1, spent());
+                 Options, Options.MaxRuns - Index - 1, budget() - spent());
   State.DecisionBatchSize = decisionBatchSize();
   int64_t Next = nextBatchSize(State);
   if (Options.WholeBatchesOnly)
@@ -795,7 +794,7 @@ bool Sweep::repeatTimingRun(unsigned Pass, size_t Index,
   Progress.flush();
   RunRequest Request = request(Size.BatchSize, RunMode::Timing);
   Request.TimeLimitSeconds =
-      timingRunSeconds(Options.TimeBudgetSeconds, spent(), RunsLeft, false);
+      timingRunSeconds(budget(), spent(), RunsLeft, false);
   Request.Pass = Pass;
   auto Repeat = launch(Request);
   if (!Repeat) {
@@ -877,7 +876,7 @@ bool Sweep::canMeasurePick(int64_t Size,
                            llvm::function_ref<bool(double)> BeyondShare) const {
   int64_t DataLimit =
       sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
-                 Options, 1, spent())
+                 Options, 1, budget() - spent())
           .DataLimit;
   // Its timing run and, as every size of the sweep, its breakdown run.
   double Predicted =
@@ -899,8 +898,8 @@ bool Sweep::measurePick(int64_t Size, const std::string &Why) {
            << Why << ")...";
   Progress.flush();
   RunRequest Request = request(Size, RunMode::Timing);
-  Request.TimeLimitSeconds = timingRunSeconds(
-      Options.TimeBudgetSeconds, spent(), TimingRuns, WithBreakdown);
+  Request.TimeLimitSeconds =
+      timingRunSeconds(budget(), spent(), TimingRuns, WithBreakdown);
   llvm::Expected<NewSize> Outcome = timeNewSize(
       Request, WithBreakdown, /*Probe=*/false, unsigned(Sizes.size()));
   if (!Outcome) {
@@ -998,11 +997,11 @@ void Sweep::settleTheDecision() {
     return;
   }
   if (budgetSpent() || overrunsBudget(Needed)) {
-    noteBudget(llvm::formatv("settling the decision would take {0} rounds "
+    noteBudget(llvm::formatv("settling the decision would take {0} round{4} "
                              "of a timing run at {1} and at {2}, about "
                              "{3:f1} s",
                              *Rounds, DeclaredBatchSize, A.Unsure->BatchSize,
-                             *Rounds * Round)
+                             *Rounds * Round, *Rounds > 1 ? "s" : "")
                    .str(),
                /*Predicted=*/!budgetSpent());
     return;
@@ -1010,13 +1009,22 @@ void Sweep::settleTheDecision() {
   Announce();
   for (unsigned R = 1; R <= *Rounds; ++R) {
     // Alternating which goes first: neither size always follows the other.
-    size_t First = R % 2 ? *Declared : *At, Second = R % 2 ? *At : *Declared;
-    unsigned RunsLeft = 2 * (*Rounds - R) + 2;
-    if (!repeatTimingRun(MostPasses + R, First,
-                         Why + ", round " + std::to_string(R), RunsLeft) ||
-        !repeatTimingRun(MostPasses + R, Second,
-                         Why + ", round " + std::to_string(R), RunsLeft - 1))
-      return;
+    size_t Order[] = {R % 2 ? *Declared : *At, R % 2 ? *At : *Declared};
+    for (unsigned Run = 0; Run < 2; ++Run) {
+      // A run may take longer than its size's first: the budget may end
+      // the rounds, and what they measured so far decides.
+      unsigned RunsLeft = 2 * (*Rounds - R) + 2 - Run;
+      if (budgetSpent()) {
+        noteBudget(llvm::formatv("settling the decision stopped in round {0} "
+                                 "of {1}: {2} timing run{3} left out",
+                                 R, *Rounds, RunsLeft, RunsLeft > 1 ? "s" : "")
+                       .str());
+        return;
+      }
+      if (!repeatTimingRun(MostPasses + R, Order[Run],
+                           Why + ", round " + std::to_string(R), RunsLeft))
+        return;
+    }
   }
 }
 
@@ -1053,8 +1061,7 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
            << DeclaredBatchSize << "...";
   Progress.flush();
   RunRequest Request = request(DeclaredBatchSize, RunMode::Timing);
-  Request.TimeLimitSeconds =
-      timingRunSeconds(Options.TimeBudgetSeconds, spent(), 1, false);
+  Request.TimeLimitSeconds = timingRunSeconds(budget(), spent(), 1, false);
   Request.Tag = "dynamic-malloc";
   Request.Malloc = MallocThresholds::Dynamic;
   auto Run = launch(Request);
@@ -1090,23 +1097,42 @@ RunRequest Sweep::request(int64_t Size, RunMode Mode) const {
 
 double Sweep::spent() const { return Now() - Start; }
 
+/// Where the decision so far is unsure, the sizes and their repeats leave
+/// settling its share: else a slow program spends the budget first and its
+/// decision stays unsure however few runs would settle it. Where it is
+/// sure, they may spend it all.
+double Sweep::keptForSettling() const {
+  if (!KeepForSettling || Options.TimeBudgetSeconds <= 0 || Result.Runs.empty())
+    return 0;
+  if (!analyze(Result, DeclaredBatchSize, modelOptions()).Unsure)
+    return 0;
+  return SettlingBudgetShare * Options.TimeBudgetSeconds;
+}
+
+double Sweep::budget() const {
+  return Options.TimeBudgetSeconds - keptForSettling();
+}
+
 bool Sweep::budgetSpent() const {
-  return Options.TimeBudgetSeconds > 0 && spent() >= Options.TimeBudgetSeconds;
+  return Options.TimeBudgetSeconds > 0 && spent() >= budget();
 }
 
 bool Sweep::overrunsBudget(double PredictedSeconds) const {
-  return Options.TimeBudgetSeconds > 0 &&
-         spent() + PredictedSeconds > Options.TimeBudgetSeconds;
+  return Options.TimeBudgetSeconds > 0 && spent() + PredictedSeconds > budget();
 }
 
 void Sweep::noteBudget(const std::string &What, bool Predicted) {
   Result.TimeBudgetSpent = true;
   std::string Seconds;
-  llvm::raw_string_ostream(Seconds)
-      << llvm::format("%g", Options.TimeBudgetSeconds);
-  Result.Problems.push_back(
-      "the time budget (" + Seconds + " s, --time-budget) " +
-      (Predicted ? "leaves too little: " : "is spent: ") + What);
+  llvm::raw_string_ostream Out(Seconds);
+  Out << llvm::format("%g", Options.TimeBudgetSeconds) << " s, --time-budget";
+  if (double Kept = keptForSettling(); Kept > 0)
+    Out << llvm::format(", of which the last %g s are kept for settling the "
+                        "unsure decision",
+                        Kept);
+  Result.Problems.push_back("the time budget (" + Seconds + ") " +
+                            (Predicted ? "leaves too little: " : "is spent: ") +
+                            What);
 }
 
 } // namespace skyline

@@ -6,6 +6,8 @@
 #include "skyline/Model.h"
 #include "skyline/Sweep.h"
 #include "skyline/runtime/ExitCodes.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -1291,21 +1293,25 @@ TEST(MeasureTest, OnlyTheDecisionSizesGetRepeatedTimingRuns) {
 constexpr int64_t PeakWith32SamplesBudget = 146700;
 int64_t peakOf(int64_t BatchSize) { return 100000 + 1000 * BatchSize; }
 
+/// Seconds a run at a size takes.
+using RunSeconds = std::function<double(int64_t)>;
+
 /// Timing runs whose median at a size is Ms(size, k), k the run's number at
-/// that size (from 0); the sizes, in the order they ran, go to Order.
+/// that size (from 0), each taking SecondsAt(size); the sizes, in the order
+/// they ran, go to Order.
 ScriptedProgram::Respond
 countedTimingRuns(const ScriptedProgram &Program,
                   std::function<double(int64_t, unsigned)> Ms,
-                  std::string &Order, double Seconds = 0) {
+                  std::string &Order, RunSeconds SecondsAt) {
   auto Counts = std::make_shared<std::map<int64_t, unsigned>>();
-  return [&Program, Ms, &Order, Counts, Seconds](const RunRequest &Request,
-                                                 const Environment &Env) {
+  return [&Program, Ms, &Order, Counts, SecondsAt](const RunRequest &Request,
+                                                   const Environment &Env) {
     unsigned K = (*Counts)[Request.BatchSize]++;
     Order += std::to_string(Request.BatchSize) + " ";
     MeasuredRun Run =
         measured(Request, Env, 5, false, 7, false, Ms(Request.BatchSize, K));
     Run.PeakBytes = peakOf(Request.BatchSize);
-    return Program.finished(Request, Run, Seconds);
+    return Program.finished(Request, Run, SecondsAt(Request.BatchSize));
   };
 }
 
@@ -1318,15 +1324,24 @@ ScriptedProgram::Respond growingBreakdownRuns(const ScriptedProgram &Program) {
 }
 
 /// The settling tests' program: 3 sizes (8, 16, then the capacity, 32),
-/// two timing runs each, its timing runs' medians from Ms.
+/// two timing runs each, its timing runs' medians from Ms, each run taking
+/// SecondsAt(its size).
 void writeSettlingProgram(ScriptedProgram &Program,
                           std::function<double(int64_t, unsigned)> Ms,
-                          std::string &Order, double Seconds = 0) {
+                          std::string &Order, RunSeconds SecondsAt) {
   Program.Options.MaxRuns = 3;
   Program.Options.TimingRuns = 2;
   Program.Options.MemoryBudget = PeakWith32SamplesBudget;
-  Program.write(countedTimingRuns(Program, std::move(Ms), Order, Seconds),
+  Program.write(countedTimingRuns(Program, std::move(Ms), Order, SecondsAt),
                 growingBreakdownRuns(Program));
+}
+
+/// The same, each timing run taking Seconds.
+void writeSettlingProgram(ScriptedProgram &Program,
+                          std::function<double(int64_t, unsigned)> Ms,
+                          std::string &Order, double Seconds = 0) {
+  writeSettlingProgram(Program, std::move(Ms), Order,
+                       [Seconds](int64_t) { return Seconds; });
 }
 
 /// 2.0, 3.6 and 7.2 ms at 8, 16 and 32 (4, 4.44 and 4.44 samples a
@@ -1399,6 +1414,56 @@ TEST(MeasureTest, SettlingSpendsNoMoreThanItsShareOfTheBudget) {
       EXPECT_EQ(Order, "8 16 32 8 16 32 8 16 ") << Program.Progress;
     }
   }
+}
+
+TEST(MeasureTest, AnUnsureDecisionKeepsSettlingsShareOfTheBudget) {
+  // The first test's program, a run at 32 taking 40 s and the others 5 s,
+  // with a budget of 100 s. After 8, 16, 32 and the second runs at 8 and
+  // 16, 60 s are spent and the decision is unsure (16 over 8: the interval
+  // reaches below 5%). The second run at 32 would end at 100 s: it fits the
+  // budget, but not the 85 s the repeats may spend while settling keeps its
+  // 15 s. Spent, it would have left settling nothing: its round (10 s) now
+  // runs, and settles the decision.
+  ScriptedProgram Program("settle-keep");
+  Program.Options.TimeBudgetSeconds = 100;
+  std::string Order;
+  writeSettlingProgram(Program, flatPast16, Order,
+                       [](int64_t Size) { return Size == 32 ? 40.0 : 5.0; });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 8 16 ") << Program.Progress;
+  ASSERT_FALSE(M->Problems.empty()) << Program.Progress;
+  EXPECT_EQ(M->Problems.front(),
+            "the time budget (100 s, --time-budget, of which the last 15 s "
+            "are kept for settling the unsure decision) leaves too little: "
+            "the repeated timing runs at batch size 32 were left out "
+            "(--timing-runs): each was predicted to take longer than what "
+            "was left");
+  EXPECT_NE(Program.Progress.find("skyline-check: timing run at batch size 16 "
+                                  "(settling the decision, round 1)..."),
+            std::string::npos)
+      << Program.Progress;
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason << "\n" << Program.Progress;
+  EXPECT_EQ(A.Suggested->BatchSize, 16);
+  EXPECT_FALSE(A.Unsure);
+}
+
+TEST(MeasureTest, ASureDecisionLeavesTheRepeatsTheWholeBudget) {
+  // The same runs, each size's second run 1.0 times its first: the runs
+  // agree exactly, 16's gain over 8 is surely 11.1%, and nothing is kept
+  // back: the second run at 32 ends at 100 s, within the budget.
+  ScriptedProgram Program("settle-sure");
+  Program.Options.TimeBudgetSeconds = 100;
+  std::string Order;
+  writeSettlingProgram(
+      Program, [](int64_t Size, unsigned) { return flatPast16(Size, 0); },
+      Order, [](int64_t Size) { return Size == 32 ? 40.0 : 5.0; });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 ") << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("settling"), std::string::npos)
+      << Program.Progress;
 }
 
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
@@ -1481,6 +1546,126 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
                        2.015 * 0.028979 * std::sqrt(1.0 / 3 + 1.0 / 2)) -
                   1,
               1e-4);
+}
+
+TEST(MeasureTest, AnUnsurePickThatFailsIsNeitherSettledNorSuggested) {
+  ScriptedProgram Program("settle-pick-fails");
+  Program.Options.RoundTo = 4;
+  // AnUnsurePickBetweenTheSizesIsMeasuredFirst's program, its run at the
+  // pick, 12, killed by SIGSEGV: as any size that fails, the sweep stays
+  // below it and suggests no size from it on. No round is run on what was
+  // not measured.
+  std::string Order;
+  auto Base = [](int64_t Size) {
+    return Size == 8 ? 2.0 : Size == 16 ? 3.6 : 7.14;
+  };
+  auto Timing = countedTimingRuns(
+      Program,
+      [&](int64_t Size, unsigned K) {
+        return Base(Size) * (K % 2 ? 1.045 : 1.0);
+      },
+      Order, [](int64_t) { return 0.0; });
+  writeSettlingProgram(Program, flatPast16, Order);
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (Request.BatchSize == 12) {
+          Order += "12! ";
+          return Program.crashed(Request, SIGSEGV, "");
+        }
+        return Timing(Request, Env);
+      },
+      growingBreakdownRuns(Program));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 12! ") << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("round"), std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(M->FirstFailure, 12);
+  EXPECT_TRUE(llvm::any_of(M->Problems, [](const std::string &Problem) {
+    return llvm::StringRef(Problem).contains(
+        "the sweep stays below 12 and suggests no size from it on");
+  })) << llvm::join(M->Problems, "\n");
+  ModelOptions Model;
+  Model.RoundTo = 4;
+  // The pick is now the largest size below the failure (11: 5.8% over 8
+  // on the line from 8 to 16, 2.2% to 13.3%), and it stays unsure: settling
+  // measures one pick, not each pick a failure leaves.
+  Analysis A = analyze(*M, 8, Model);
+  EXPECT_FALSE(A.Suggested);
+  ASSERT_TRUE(A.Unsure) << Program.Progress;
+  EXPECT_EQ(A.Unsure->BatchSize, 11);
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16, 32}));
+}
+
+TEST(MeasureTest, ASettlingRoundThatFailsEndsSettlingWithWhatWasMeasured) {
+  // The first test's program, the third run at 16 (settling's) killed by
+  // SIGSEGV: a program that fails now and then. Its problem is kept, the
+  // round ends, and what was measured decides: 16's two runs, and 8's
+  // third (2.0 ms). The runs' means put the gain at 1.1111 x
+  // 1.04^(1/3 - 1/2) = 1.10388; their spread, pooled over 4 degrees of
+  // freedom (8: 0.001025, 16 and 32: 0.000769 each), is 0.02531; the
+  // gain's low end e^(ln(1.10388) - 2.132 x 0.02531 x sqrt(1/3 + 1/2)) - 1
+  // = 5.08% clears 5%.
+  ScriptedProgram Program("settle-round-fails");
+  std::string Order;
+  writeSettlingProgram(Program, flatPast16, Order);
+  auto Timing = countedTimingRuns(Program, flatPast16, Order,
+                                  [](int64_t) { return 0.0; });
+  unsigned RunsAt16 = 0;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        if (Request.BatchSize == 16 && ++RunsAt16 == 3) {
+          Order += "16! ";
+          return Program.crashed(Request, SIGSEGV, "");
+        }
+        return Timing(Request, Env);
+      },
+      growingBreakdownRuns(Program));
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 8 16! ") << Program.Progress;
+  EXPECT_EQ(M->Runs[1].TimingRunMedians, (std::vector<double>{3.6, 3.744}));
+  EXPECT_EQ(M->Runs[0].TimingRunMedians, (std::vector<double>{2.0, 2.08, 2.0}));
+  EXPECT_EQ(M->FirstFailure, 0) << "a repeat's failure bounds no size";
+  EXPECT_TRUE(llvm::any_of(M->Problems, [](const std::string &Problem) {
+    return llvm::StringRef(Problem).contains("SIGSEGV");
+  })) << llvm::join(M->Problems, "\n");
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_EQ(A.Suggested->BatchSize, 16);
+  EXPECT_NEAR(A.Suggested->GainRange.Low,
+              std::exp(std::log(1.10388) -
+                       2.132 * 0.025314 * std::sqrt(1.0 / 3 + 1.0 / 2)) -
+                  1,
+              1e-4);
+}
+
+TEST(MeasureTest, ABudgetSpentInASettlingRoundEndsIt) {
+  // The first test's program, its sweep's runs taking 0.5 s each and its
+  // settling runs 10 s, with a budget of 12 s: predicted from the sizes'
+  // first runs, the round (1 s) fits settling's 1.8 s, but its run at 8
+  // ends at 13 s, and the run at 16 is left out. What was measured
+  // decides, as when a round's run fails (above).
+  ScriptedProgram Program("settle-budget");
+  Program.Options.TimeBudgetSeconds = 12;
+  std::string Order;
+  auto Counts = std::make_shared<std::map<int64_t, unsigned>>();
+  writeSettlingProgram(Program, flatPast16, Order, [Counts](int64_t Size) {
+    return (*Counts)[Size]++ >= 2 ? 10.0 : 0.5;
+  });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 8 ") << Program.Progress;
+  EXPECT_TRUE(llvm::is_contained(
+      M->Problems, "the time budget (12 s, --time-budget) is spent: settling "
+                   "the decision stopped in round 1 of 1: 1 timing run left "
+                   "out"))
+      << llvm::join(M->Problems, "\n");
+  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 3u);
+  EXPECT_EQ(M->Runs[1].TimingRunMedians.size(), 2u);
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
+  EXPECT_NEAR(A.Suggested->GainRange.Low, 0.0508, 1e-4);
 }
 
 TEST(MeasureTest, SettlingPlansTheFewestRoundsThatWouldClearTheMinGain) {
