@@ -20,6 +20,7 @@
 
 namespace skyline {
 
+struct Analysis;
 struct MeasuredGain;
 struct ModelOptions;
 
@@ -297,6 +298,9 @@ private:
   void settleTheDecision();
   bool canMeasurePick(int64_t Size,
                       llvm::function_ref<bool(double)> BeyondShare) const;
+  bool withinTheSweepsRules(int64_t Size) const;
+  double predictedPickSeconds(int64_t Size) const;
+  bool settlingCouldUseItsShare(const Analysis &A) const;
   bool measurePick(int64_t Size, const std::string &Why);
   std::optional<size_t> indexOf(int64_t Size) const;
   void keepRepeat(SizeRuns &Size, MeasuredRun Run, const std::string &Name);
@@ -317,8 +321,10 @@ private:
   bool budgetSpent() const;
   bool overrunsBudget(double PredictedSeconds) const;
   /// Says the budget ended something: spent, or (Predicted) too little of
-  /// it left for a run predicted to take longer.
-  void noteBudget(const std::string &What, bool Predicted = false);
+  /// it left for a run predicted to take longer; with what was kept for
+  /// settling then (KeptThen; else now).
+  void noteBudget(const std::string &What, bool Predicted = false,
+                  std::optional<double> KeptThen = std::nullopt);
 
   RunLauncher &Launcher;
   const int64_t DeclaredBatchSize;
@@ -329,6 +335,9 @@ private:
   /// Whether the step running now leaves settleTheDecision its share of the
   /// budget (keptForSettling): the sizes and their repeats do.
   bool KeepForSettling = false;
+  /// What settlingCouldUseItsShare said, and of which runs (their sizes'
+  /// medians and what bounds the sweep).
+  mutable std::optional<std::pair<std::vector<double>, bool>> SettlingCache;
   const unsigned TimingRuns;    // --timing-runs, at least 1
   const unsigned MostPasses;    // the most timing runs a size gets
   const unsigned MinIterations; // --min-iterations, at most --iterations

@@ -717,15 +717,23 @@ int64_t Sweep::wholeBatchSize(int64_t Next) const {
 /// Problems are kept, never fatal: the first pass's figures stand.
 void Sweep::repeatTimingRuns() {
   chooseDecisionSizes();
-  std::vector<std::string> TooLong; // sizes whose repeats were left out
+  // The sizes whose repeats were left out, and what was kept for settling
+  // when the last was: a size may run in a later pass where the decision
+  // became sure and the share was freed.
+  std::vector<int64_t> TooLong;
+  double KeptWhenLeftOut = 0;
   auto NoteTooLong = [&] {
-    if (!TooLong.empty())
-      noteBudget("the repeated timing runs at batch size" +
-                     std::string(TooLong.size() > 1 ? "s " : " ") +
-                     llvm::join(TooLong, ", ") +
-                     " were left out (--timing-runs): each was predicted to "
-                     "take longer than what was left",
-                 /*Predicted=*/true);
+    if (TooLong.empty())
+      return;
+    std::vector<std::string> Names;
+    for (int64_t Size : TooLong)
+      Names.push_back(std::to_string(Size));
+    noteBudget("the repeated timing runs at batch size" +
+                   std::string(Names.size() > 1 ? "s " : " ") +
+                   llvm::join(Names, ", ") +
+                   " were left out (--timing-runs): each was predicted to "
+                   "take longer than what was left",
+               /*Predicted=*/true, KeptWhenLeftOut);
   };
   for (unsigned Pass = 2; Pass <= MostPasses; ++Pass)
     for (size_t I = 0; I < Sizes.size(); ++I) {
@@ -733,11 +741,12 @@ void Sweep::repeatTimingRuns() {
         continue;
       // Its own runs say what a repeat costs; a smaller size's may still fit.
       if (!budgetSpent() && overrunsBudget(Sizes[I].first().WallSeconds)) {
-        std::string Size = std::to_string(Sizes[I].BatchSize);
-        if (!llvm::is_contained(TooLong, Size))
-          TooLong.push_back(Size);
+        if (!llvm::is_contained(TooLong, Sizes[I].BatchSize))
+          TooLong.push_back(Sizes[I].BatchSize);
+        KeptWhenLeftOut = keptForSettling();
         continue;
       }
+      llvm::erase(TooLong, Sizes[I].BatchSize);
       if (!repeatTimingRun(Pass, I)) {
         NoteTooLong();
         return;
@@ -874,19 +883,30 @@ std::optional<size_t> Sweep::indexOf(int64_t Size) const {
 /// within the budget.
 bool Sweep::canMeasurePick(int64_t Size,
                            llvm::function_ref<bool(double)> BeyondShare) const {
-  int64_t DataLimit =
-      sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
-                 Options, 1, budget() - spent())
-          .DataLimit;
-  // Its timing run and, as every size of the sweep, its breakdown run.
+  double Predicted = predictedPickSeconds(Size);
+  return withinTheSweepsRules(Size) && !overrunsBudget(Predicted) &&
+         !BeyondShare(Predicted);
+}
+
+/// Below a size that ran out of memory or failed, and within the first
+/// epoch's data.
+bool Sweep::withinTheSweepsRules(int64_t Size) const {
+  int64_t DataLimit = sweepState(Sizes, Unmeasured, FirstTooLarge,
+                                 Result.MemoryCapacityBytes, Options, 1, 0)
+                          .DataLimit;
+  return !(FirstTooLarge && Size >= *FirstTooLarge) &&
+         !(DataLimit > 0 && Size > DataLimit);
+}
+
+/// The pick's timing run and, as every size of the sweep gets, its
+/// breakdown run.
+double Sweep::predictedPickSeconds(int64_t Size) const {
   double Predicted =
       predictedTimingRunSeconds(Sizes, Size, Options.Warmup + MinIterations);
   if (Options.Breakdown == BreakdownRuns::All)
     Predicted += predictedTimingRunSeconds(
         Sizes, Size, Options.Warmup + Options.BreakdownIterations);
-  return !(FirstTooLarge && Size >= *FirstTooLarge) &&
-         !(DataLimit > 0 && Size > DataLimit) && !overrunsBudget(Predicted) &&
-         !BeyondShare(Predicted);
+  return Predicted;
 }
 
 /// The unsure pick, measured: a timing run (and a breakdown run, as the
@@ -1021,6 +1041,14 @@ void Sweep::settleTheDecision() {
                        .str());
         return;
       }
+      if (BeyondShare(0)) {
+        Progress << llvm::formatv(
+            "skyline-check: settling the decision stopped in round {0} of "
+            "{1}: its runs took longer than their sizes' first, and "
+            "settling's {2:f0}% of --time-budget is spent\n",
+            R, *Rounds, SettlingBudgetShare * 100);
+        return;
+      }
       if (!repeatTimingRun(MostPasses + R, Order[Run],
                            Why + ", round " + std::to_string(R), RunsLeft))
         return;
@@ -1104,9 +1132,43 @@ double Sweep::spent() const { return Now() - Start; }
 double Sweep::keptForSettling() const {
   if (!KeepForSettling || Options.TimeBudgetSeconds <= 0 || Result.Runs.empty())
     return 0;
-  if (!analyze(Result, DeclaredBatchSize, modelOptions()).Unsure)
-    return 0;
-  return SettlingBudgetShare * Options.TimeBudgetSeconds;
+  // Asked before every run: the model is fitted again only when a run has
+  // changed what it is fitted to.
+  std::vector<double> Key = {
+      double(Result.Runs.size()), double(Unmeasured.size()),
+      double(FirstTooLarge.value_or(0)), double(Result.FirstFailure),
+      double(Result.LargerThanTheData)};
+  for (const SizeRuns &Size : Sizes) {
+    Key.push_back(Size.Repeatable ? -1 : -2);
+    for (const MeasuredRun &Run : Size.Timing)
+      Key.push_back(Run.IterationMs.Median);
+  }
+  if (!SettlingCache || SettlingCache->first != Key)
+    SettlingCache = {Key, settlingCouldUseItsShare(analyze(
+                              Result, DeclaredBatchSize, modelOptions()))};
+  return SettlingCache->second ? SettlingBudgetShare * Options.TimeBudgetSeconds
+                               : 0;
+}
+
+/// Whether settleTheDecision would run on A's decision within its share of
+/// the budget, as far as the runs so far say: only then is the share kept.
+bool Sweep::settlingCouldUseItsShare(const Analysis &A) const {
+  std::optional<size_t> Declared = indexOf(DeclaredBatchSize);
+  if (!A.Unsure || !Declared || !Sizes[*Declared].Repeatable)
+    return false;
+  double Share = SettlingBudgetShare * Options.TimeBudgetSeconds;
+  int64_t Pick = A.Unsure->BatchSize;
+  std::optional<size_t> At = indexOf(Pick);
+  if (!At)
+    return withinTheSweepsRules(Pick) && predictedPickSeconds(Pick) <= Share;
+  std::optional<MeasuredGain> Gain = measuredGain(A, DeclaredBatchSize, Pick);
+  if (!Sizes[*At].Repeatable || !Gain)
+    return false;
+  std::optional<unsigned> Rounds = roundsToSettle(
+      *Gain, Options.MinGain, SettlingRoundsPerTimingRun * TimingRuns);
+  return Rounds && *Rounds * (Sizes[*Declared].first().WallSeconds +
+                              Sizes[*At].first().WallSeconds) <=
+                       Share;
 }
 
 double Sweep::budget() const {
@@ -1121,12 +1183,13 @@ bool Sweep::overrunsBudget(double PredictedSeconds) const {
   return Options.TimeBudgetSeconds > 0 && spent() + PredictedSeconds > budget();
 }
 
-void Sweep::noteBudget(const std::string &What, bool Predicted) {
+void Sweep::noteBudget(const std::string &What, bool Predicted,
+                       std::optional<double> KeptThen) {
   Result.TimeBudgetSpent = true;
   std::string Seconds;
   llvm::raw_string_ostream Out(Seconds);
   Out << llvm::format("%g", Options.TimeBudgetSeconds) << " s, --time-budget";
-  if (double Kept = keptForSettling(); Kept > 0)
+  if (double Kept = KeptThen.value_or(keptForSettling()); Kept > 0)
     Out << llvm::format(", of which the last %g s are kept for settling the "
                         "unsure decision",
                         Kept);

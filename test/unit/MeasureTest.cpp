@@ -1466,6 +1466,50 @@ TEST(MeasureTest, ASureDecisionLeavesTheRepeatsTheWholeBudget) {
       << Program.Progress;
 }
 
+TEST(MeasureTest, NoShareIsKeptForSettlingThatCouldNotUseIt) {
+  // The first test's program, its runs at 8 and 16 taking 10 s and at 32
+  // 30 s, with a budget of 100 s. The decision is unsure, but its round
+  // would take 20 s, more than settling's 15 s: nothing is kept, and the
+  // second run at 32 ends at 100 s, within the budget.
+  ScriptedProgram Program("settle-no-keep");
+  Program.Options.TimeBudgetSeconds = 100;
+  std::string Order;
+  writeSettlingProgram(Program, flatPast16, Order,
+                       [](int64_t Size) { return Size == 32 ? 30.0 : 10.0; });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 ") << Program.Progress;
+  EXPECT_NE(Program.Progress.find("1 round of a timing run at 8 and at 16 "
+                                  "would take about 20.0 s, more than "
+                                  "settling's 15% of --time-budget"),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_FALSE(M->TimeBudgetSpent) << llvm::join(M->Problems, "\n");
+}
+
+TEST(MeasureTest, SettlingRoundsThatOutgrowTheirShareStop) {
+  // The first test's program, its sweep's runs taking 0.5 s and its
+  // settling runs 20 s, with a budget of 100 s: the round, predicted at 1 s,
+  // fits settling's 15 s, but its first run alone outgrows them, and the
+  // second is not started.
+  ScriptedProgram Program("settle-outgrown");
+  Program.Options.TimeBudgetSeconds = 100;
+  std::string Order;
+  auto Counts = std::make_shared<std::map<int64_t, unsigned>>();
+  writeSettlingProgram(Program, flatPast16, Order, [Counts](int64_t Size) {
+    return (*Counts)[Size]++ >= 2 ? 20.0 : 0.5;
+  });
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Order, "8 16 32 8 16 32 8 ") << Program.Progress;
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: settling the decision stopped in round 1 of "
+                "1: its runs took longer than their sizes' first, and "
+                "settling's 15% of --time-budget is spent\n"),
+            std::string::npos)
+      << Program.Progress;
+}
+
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   ScriptedProgram Program("settle-futile");
   // flatPast16, but every run at 16 after its first takes 4.5 ms: no run
