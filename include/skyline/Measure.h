@@ -58,7 +58,7 @@ enum class MallocThresholds {
 
 /// A size's fastest timing run is kept once another run's median is within
 /// this share of it; until then the size gets more timing runs (at most
-/// 3 x --timing-runs).
+/// 2 x --timing-runs).
 inline constexpr double FastestAgreement = 0.05;
 
 struct MeasureOptions {

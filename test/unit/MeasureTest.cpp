@@ -1513,7 +1513,7 @@ TEST(MeasureTest, SettlingRoundsThatOutgrowTheirShareStop) {
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   ScriptedProgram Program("settle-futile");
   // flatPast16, but every run at 16 after its first takes 4.5 ms: no run
-  // confirms its fastest (six runs, 3 x --timing-runs), and the mean of its
+  // confirms its fastest (four runs, 2 x --timing-runs), and the mean of its
   // runs puts the gain's centre below 5% while the fastest still says
   // 11.1%. More runs would narrow the interval about that centre only.
   std::string Order;
@@ -1525,12 +1525,12 @@ TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
       Order);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  EXPECT_EQ(Order, "8 16 32 8 16 32 16 16 16 16 ") << Program.Progress;
-  // The runs' means: e^(ln(16 / (3.6 x 1.25^(5/6))) - ln(8 / (2 x 1.04^(1/2))))
-  // = 0.9408, and the fastest's 1.1111 the high end.
+  EXPECT_EQ(Order, "8 16 32 8 16 32 16 16 ") << Program.Progress;
+  // The runs' means: e^(ln(16 / (3.6 x 1.25^(3/4))) - ln(8 / (2 x 1.04^(1/2))))
+  // = 0.9585, the interval's centre: sqrt(0.822 x 1.118).
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: the decision stays unsure: 16 is predicted to "
-                "train 11.1% faster than 8, 90% interval -16.7% to 11.1%, "
+                "train 11.1% faster than 8, 90% interval -17.8% to 11.8%, "
                 "which reaches below the min gain 5.0%; 4 more timing runs at "
                 "each size would not narrow the interval past the min gain\n"),
             std::string::npos)
@@ -2135,23 +2135,23 @@ TEST(MeasureTest, AMachineBusyThroughoutCostsOneMoreRunASize) {
       << Program.Progress;
 }
 
-TEST(MeasureTest, UnconfirmedFastestRunStopsAtThreeTimesTheTimingRuns) {
+TEST(MeasureTest, UnconfirmedFastestRunStopsAtTwiceTheTimingRuns) {
   ScriptedProgram Program("never-confirmed");
   Program.Options.TimingRuns = 2;
   // Every run 10% faster than the one before: none confirms the fastest,
-  // and the size stops at 6 runs, the last one kept.
-  Medians Times = {"10.0", "9.0", "8.1", "7.29", "6.561", "5.9049", "1.0"};
+  // and the size stops at 4 runs, the last one kept.
+  Medians Times = {"10.0", "9.0", "8.1", "7.29", "6.561", "1.0"};
   Program.write(timingRunsWithMedians(Program, Times),
                 everyRun(Program, 3, false, 5));
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   ASSERT_EQ(M->Runs.size(), 1u);
-  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 6u);
-  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 5.9049);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 4u);
+  EXPECT_DOUBLE_EQ(M->Runs[0].IterationMs.Median, 7.29);
   ASSERT_EQ(M->Problems.size(), 1u);
   EXPECT_EQ(M->Problems[0],
-            "no two of the 6 timing runs at batch size 8 were within 5% of "
-            "each other (5.90 to 10.00 ms): the machine's speed changed under "
+            "no two of the 4 timing runs at batch size 8 were within 5% of "
+            "each other (7.29 to 10.00 ms): the machine's speed changed under "
             "them, and the time kept (the fastest) carries that; measure on a "
             "quieter machine");
 }
