@@ -171,6 +171,9 @@ struct SweepState {
   /// measures it when no measured size is within DecisionNearness of it:
   /// there the suggestion rests on interpolation alone.
   int64_t DecisionBatchSize = 0;
+  /// Past this size a run is a probe, far past the decision (Sweep.h's
+  /// ProbePastTheDecision); 0: none is.
+  int64_t ProbesPast = 0;
 };
 
 /// A size within this ratio of a measured one is measured enough for the
@@ -202,7 +205,11 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// (the line through the two largest sizes that fit) in equal ratios over
 /// the runs left but RunsForBends, so that the model interpolates up to the
 /// capacity; no further than a run's predicted time allows (never less than
-/// a doubling). At the capacity, the runs left go where the time line
+/// a doubling). Once the largest size is a probe (past ProbesPast), the
+/// next is the capacity's itself, as far as a probe's warm-up and iteration
+/// fit SecondsPerSize: the sizes between would be probes too, a peak and a
+/// first time each, far from the decision, which the line and the run at
+/// the capacity give. At the capacity, the runs left go where the time line
 /// bends (a cache the activations outgrow makes a sample dearer): first the
 /// size the model would suggest (DecisionBatchSize) where no measured size
 /// is near it, so that the decision is measured, not interpolated; then, of

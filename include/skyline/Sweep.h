@@ -180,8 +180,11 @@ double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
 /// one iteration: the same bytes as a longer run's) and a first time for the
 /// curve's far end. Far past: more than this times the largest of the
 /// declared size, the best measured throughput's size and the size the
-/// model would suggest. Where a probe's time turns out the best, the size
-/// is a decision size, and its repeats are whole timing runs.
+/// model would suggest where measured sizes bound it (one past them all is
+/// an extrapolation), and no further than a size only probed so far (one
+/// iteration is no reason to time the sizes past it in full). Where a
+/// probe's time turns out the best, the size is a decision size, and its
+/// repeats are whole timing runs.
 inline constexpr double ProbePastTheDecision = 4.0;
 /// A probe measures as many iterations as this holds at the predicted time
 /// an iteration, at least 1 and at most --min-iterations.
@@ -268,6 +271,7 @@ private:
                                       bool WithBreakdown, bool Probe,
                                       unsigned Index);
   bool farPastTheDecision(unsigned Index) const;
+  int64_t probesPast() const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);
   llvm::Expected<bool> keepSize(MeasuredRun Timing, bool WithBreakdown,

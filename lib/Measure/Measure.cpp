@@ -151,6 +151,26 @@ int64_t atTheCapacity(const SweepState &State,
   return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
 }
 
+/// Past the probes' start: Target, unless a probe there (a warm-up and an
+/// iteration) would take more than a size's share of the time left, as
+/// the time a sample at the two largest sizes says; never less than a
+/// doubling.
+int64_t straightToTheTarget(const SweepState &State, const SweepPoint &Last,
+                            const SweepPoint &Before, double Target) {
+  double MsPerSample = (Last.IterationMs - Before.IterationMs) /
+                       double(Last.BatchSize - Before.BatchSize);
+  if (State.SecondsPerSize <= 0 || !(MsPerSample > 0))
+    return int64_t(Target);
+  constexpr double ProbeRunIterations = 2; // a warm-up and an iteration
+  double Affordable =
+      double(Last.BatchSize) +
+      std::floor((State.SecondsPerSize * 1000 / ProbeRunIterations -
+                  Last.IterationMs) /
+                 MsPerSample);
+  double Double = double(Last.BatchSize) * 2;
+  return int64_t(std::min(Target, std::max(Affordable, Double)));
+}
+
 /// Fitted: State.Fitted by batch size.
 int64_t nextBatchSizeForTheCapacity(const SweepState &State,
                                     llvm::ArrayRef<SweepPoint> Fitted) {
@@ -176,6 +196,8 @@ int64_t nextBatchSizeForTheCapacity(const SweepState &State,
   if (Target <= double(LastFit) * 1.05)
     return atTheCapacity(State, Fitted);
   Target = std::min(Target, double(int64_t(1) << 40));
+  if (State.ProbesPast > 0 && LastFit > State.ProbesPast)
+    return straightToTheTarget(State, Last, Before, Target);
   unsigned Steps = State.RunsLeft > State.RunsForBends
                        ? State.RunsLeft - State.RunsForBends
                        : 1u;

@@ -445,8 +445,12 @@ llvm::Error Sweep::measureSizes() {
     }
     // A size whose fewest iterations alone would overrun what is left is
     // not started: the budget is not spent on one size.
-    double Predicted = predictedTimingRunSeconds(
-        Sizes, BatchSize, Options.Warmup + MinIterations);
+    unsigned Iterations =
+        Index >= 2 && farPastTheDecision(Index)
+            ? std::min(ProbeWarmup, Options.Warmup) +
+                  probeIterations(Sizes, BatchSize, MinIterations)
+            : Options.Warmup + MinIterations;
+    double Predicted = predictedTimingRunSeconds(Sizes, BatchSize, Iterations);
     if (Index > 0 && overrunsBudget(Predicted)) {
       noteBudget(llvm::formatv("measured {0} of {1} batch sizes; the run at "
                                "{2} was predicted to take {3:f1} s, more than "
@@ -534,10 +538,29 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
 bool Sweep::farPastTheDecision(unsigned Index) const {
   if (Index < 2 || BatchSize == DeclaredBatchSize)
     return false;
-  int64_t Anchor = std::max(DeclaredBatchSize, decisionBatchSize());
+  return BatchSize > probesPast();
+}
+
+int64_t Sweep::probesPast() const {
+  int64_t Anchor = DeclaredBatchSize, Largest = 0;
   if (const SizeRuns *Best = bestMeasured(Sizes))
     Anchor = std::max(Anchor, Best->BatchSize);
-  return double(BatchSize) > ProbePastTheDecision * double(Anchor);
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Repeatable)
+      Largest = std::max(Largest, Size.BatchSize);
+  // A decision past every size measured is a line continued, often from two
+  // sizes whose runs differ by their noise: a probe says first whether the
+  // throughput goes on rising there (where it does, the probe's size is the
+  // best measured, and its repeats are whole runs).
+  if (int64_t Decision = decisionBatchSize(); Decision <= Largest)
+    Anchor = std::max(Anchor, Decision);
+  int64_t Past = int64_t(ProbePastTheDecision * double(Anchor));
+  // Nor is one probe's iteration: from a size only probed so far, the
+  // sizes above are probes too.
+  for (const SizeRuns &Size : Sizes)
+    if (Size.Probed && Size.Timing.size() == 1)
+      Past = std::min(Past, Size.BatchSize - 1);
+  return Past;
 }
 
 /// A timing run without figures once a size has measured: what was
@@ -667,6 +690,7 @@ int64_t Sweep::nextSize(unsigned Index) const {
       sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
                  Options, Options.MaxRuns - Index - 1, budget() - spent());
   State.DecisionBatchSize = decisionBatchSize();
+  State.ProbesPast = Index >= 1 ? probesPast() : 0;
   int64_t Next = nextBatchSize(State);
   if (Options.WholeBatchesOnly)
     Next = wholeBatchSize(Next);

@@ -33,21 +33,25 @@ double relativeMedianError(const double *Values, int N) {
   N = std::min(N, MaxMeasuredIterations);
   if (N < 2)
     return std::numeric_limits<double>::infinity();
-  // Called at an iteration boundary: a copy on the stack, no allocation.
+  // Called at an iteration boundary: copies on the stack, no allocation.
   std::array<double, MaxMeasuredIterations> Sorted;
   std::copy(Values, Values + N, Sorted.begin());
   std::sort(Sorted.begin(), Sorted.begin() + N);
-  double Median =
-      N % 2 ? Sorted[N / 2] : (Sorted[N / 2 - 1] + Sorted[N / 2]) / 2;
-  double Sum = 0;
-  for (int I = 0; I < N; ++I)
-    Sum += Sorted[I];
-  double Mean = Sum / N, Squares = 0;
-  for (int I = 0; I < N; ++I)
-    Squares += (Sorted[I] - Mean) * (Sorted[I] - Mean);
+  auto MiddleOf = [N](const std::array<double, MaxMeasuredIterations> &A) {
+    return N % 2 ? A[N / 2] : (A[N / 2 - 1] + A[N / 2]) / 2;
+  };
+  double Median = MiddleOf(Sorted);
   if (Median <= 0)
     return std::numeric_limits<double>::infinity();
-  return 1.2533 * std::sqrt(Squares / (N - 1)) / std::sqrt(double(N)) / Median;
+  // The spread from the median absolute deviation: an iteration another
+  // process held up moves the median little and the sd much, and would
+  // keep the run going for tens of iterations more.
+  std::array<double, MaxMeasuredIterations> Deviations;
+  for (int I = 0; I < N; ++I)
+    Deviations[size_t(I)] = std::fabs(Sorted[size_t(I)] - Median);
+  std::sort(Deviations.begin(), Deviations.begin() + N);
+  double Spread = 1.4826 * MiddleOf(Deviations);
+  return 1.2533 * Spread / std::sqrt(double(N)) / Median;
 }
 
 StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,

@@ -113,6 +113,34 @@ TEST(MeasureTest, SweepStepsNoFurtherThanARunsTimeAllows) {
   EXPECT_EQ(nextBatchSize(State), 128);
 }
 
+TEST(MeasureTest, PastTheProbesStartTheSweepGoesStraightToTheCapacity) {
+  SweepState State;
+  State.TargetBytes = 1048576 + 10240 * 4096; // 4096 samples fit
+  State.Fitted = linearProgram({32, 64, 256});
+  State.RunsLeft = 3;
+  State.RunsForBends = 0;
+  // In equal ratios: 256 x 2.52 = 645, 1,625, then 4,096.
+  EXPECT_EQ(nextBatchSize(State), 645) << "no probe yet";
+  State.ProbesPast = 256;
+  EXPECT_EQ(nextBatchSize(State), 645) << "256 was no probe";
+  // 256 was a probe: so would 645 and 1,625 be, a peak and a first time
+  // each, which the line through the sizes and the run at 4,096 give.
+  State.ProbesPast = 255;
+  EXPECT_EQ(nextBatchSize(State), 4096);
+  State.DataLimit = 2000;
+  EXPECT_EQ(nextBatchSize(State), 2000) << "no further than the data lasts";
+  State.DataLimit = 0;
+  // A probe is a warm-up and an iteration: 10 s holds two of 5 s, 39,992
+  // samples at 0.125 ms a sample; 1 s, two of 0.5 s: 3,992.
+  State.SecondsPerSize = 10;
+  EXPECT_EQ(nextBatchSize(State), 4096);
+  State.SecondsPerSize = 1;
+  EXPECT_EQ(nextBatchSize(State), 3992);
+  // Never less than a doubling, as the steps.
+  State.SecondsPerSize = 0.01;
+  EXPECT_EQ(nextBatchSize(State), 512);
+}
+
 TEST(MeasureTest, DataLimitIsWhereTheDataStillLastsTwoMeasuredIterations) {
   // 2 epochs of 2,048 samples: at 16 the run stopped by its rule after
   // reaching 26; at 560 the program returned after 2 x 4 = 8, 4,480
@@ -1968,6 +1996,26 @@ TEST(MeasureTest, ASizeFarPastTheDecisionGetsAProbe) {
   EXPECT_DOUBLE_EQ(totalRunSeconds(*M), M->RunSeconds);
 }
 
+TEST(MeasureTest, ADecisionPastEverySizeMeasuredIsProbedFirst) {
+  ScriptedProgram Program("extrapolated-decision");
+  Program.Options.TimingRuns = 1;
+  // 20 ms an iteration and 0.1 us a sample: the line through 8 and 16
+  // (20.0008 and 20.0016 ms, runs that differ by far less than their noise
+  // on a real machine) puts the decision near the capacity, past 942,694 /
+  // 4. Continued from two sizes it is no reason to time 942,694 in full:
+  // a probe says whether the throughput goes on rising there.
+  std::string Timings, Breakdowns;
+  writeGrowingProgram(
+      Program, [](int64_t Size) { return 20 + 0.0001 * double(Size); }, Timings,
+      Breakdowns);
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings.substr(0, 22), "8:50 16:50 942694:1w1 ") << Timings;
+  EXPECT_EQ(Breakdowns, "8 16 ") << "no breakdown run for a probe";
+  ASSERT_EQ(M->Runs.size(), 3u);
+  EXPECT_TRUE(M->Runs[2].Probed);
+}
+
 TEST(MeasureTest, AProbeThatRunsFastestIsRepeatedAsAWholeTimingRun) {
   ScriptedProgram Program("probe-fastest");
   Program.Options.TimingRuns = 2;
@@ -1993,6 +2041,32 @@ TEST(MeasureTest, AProbeThatRunsFastestIsRepeatedAsAWholeTimingRun) {
   EXPECT_EQ(M->Runs[2].IterationsAsked, 50u);
   EXPECT_EQ(M->Runs[2].TimingRunMedians.size(), 3u) << "the probe's too";
   EXPECT_FALSE(M->Runs[1].Probed);
+}
+
+TEST(MeasureTest, PastASizeOnlyProbedTheSizesAreProbesToo) {
+  ScriptedProgram Program("probed-past");
+  Program.Options.TimingRuns = 1;
+  // The probe at 3,884 runs 2.5 times the throughput of 16 (0.1 ms a
+  // sample against 0.25): the best measured size. One iteration is no
+  // reason to time the sizes past it in full: the next is a probe too, and
+  // goes straight for the capacity (942,694) as far as a probe's two
+  // iterations fit a size's share of the 60 s: 3,884 + (9,000 - 388.4) /
+  // 0.0994 = 91,867 (not 15,290 timed in full, with a breakdown run, then
+  // a probe at 30,580). The probe's size is repeated as a whole timing run.
+  std::string Timings, Breakdowns;
+  writeGrowingProgram(
+      Program,
+      [](int64_t Size) {
+        return Size > 16 ? 0.1 * double(Size) : 0.25 * double(Size);
+      },
+      Timings, Breakdowns);
+  Program.Options.MaxRuns = 6;
+  Program.Options.TimeBudgetSeconds = 60;
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings, "8:50 16:50 3884:1w1 91867:1w1 3884:50 ")
+      << Program.Progress;
+  EXPECT_EQ(Breakdowns, "8 16 ");
 }
 
 TEST(MeasureTest, ARunThatMeasuredNothingStillCountsInTheRunSeconds) {

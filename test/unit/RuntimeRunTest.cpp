@@ -431,8 +431,9 @@ TEST(RuntimeRunTest, StoppingRule) {
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 4, 0), StopReason::Continue)
       << "fewer than the fewest";
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 5, 0), StopReason::Stable);
-  // 10 and 14 alternating: sd 2.07 around a median of 12; the median's
-  // relative error 1.2533 * 2.07 / sqrt(n) / 12 reaches 2% only past 100.
+  // 10 and 14 alternating: every one 2 from the median of 12, a spread of
+  // 1.4826 * 2; the median's relative error 1.2533 * 2.97 / sqrt(n) / 12
+  // reaches 2% only past 200.
   std::vector<double> Noisy;
   for (int I = 0; I < 50; ++I)
     Noisy.push_back(I % 2 ? 14.0 : 10.0);
@@ -456,9 +457,21 @@ TEST(RuntimeRunTest, StoppingRule) {
   Rule.MaxIterations = 3;
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 3, 0), StopReason::Count);
 
+  // Deviations from the median 10: 1, 0, 0, 1; their median 0.5.
   std::vector<double> Four = {9, 10, 11, 10};
   EXPECT_NEAR(skyline::rt::relativeMedianError(Four.data(), 4),
-              1.2533 * std::sqrt(2.0 / 3) / 2 / 10, 1e-9);
+              1.2533 * 1.4826 * 0.5 / 2 / 10, 1e-9);
+  // One iteration another process held up (40 ms among 10 ms ones) moves
+  // the median by a quarter of a percent: the run is stable at the fewest
+  // (the sd, 12.2, would have put the error at 62% and run on to the most).
+  Rule.MinIterations = 5;
+  Rule.MaxIterations = 50;
+  Rule.Tolerance = 0.02;
+  std::vector<double> HeldUp = {10, 10.1, 9.9, 10.05, 9.95, 40};
+  // Median 10.025; deviations .025 .025 .075 .075 .125 29.975: MAD .075.
+  EXPECT_NEAR(skyline::rt::relativeMedianError(HeldUp.data(), 6),
+              1.2533 * 1.4826 * 0.075 / std::sqrt(6.0) / 10.025, 1e-9);
+  EXPECT_EQ(whenToStop(Rule, HeldUp.data(), 6, 0), StopReason::Stable);
 }
 
 } // namespace

@@ -38,9 +38,11 @@ struct StoppingRule {
   double TimeLimitSeconds = 0; // 0: no limit
 };
 
-/// The standard error of the median relative to it, 1.2533 sd / sqrt(n) /
-/// median (normal noise), of N values (at most MaxMeasuredIterations);
-/// allocates nothing.
+/// The standard error of the median relative to it, 1.2533 s / sqrt(n) /
+/// median (normal noise), of N values (at most MaxMeasuredIterations), s
+/// the spread as the median absolute deviation gives it (1.4826 MAD, the
+/// sd where the noise is normal; iterations held up by other work do not
+/// count beyond their number); allocates nothing.
 double relativeMedianError(const double *Values, int N);
 
 /// Whether a run that has measured the Measured iteration times in
