@@ -182,7 +182,8 @@ double predictedTimingRunSeconds(const std::vector<SizeRuns> &Sizes,
 /// declared size, the best measured throughput's size and the size the
 /// model would suggest where measured sizes bound it (one past them all is
 /// an extrapolation), and no further than a size only probed so far (one
-/// iteration is no reason to time the sizes past it in full). Where a
+/// iteration is no reason to time the sizes past it in full), but for the
+/// run at such a bounded pick itself (within DecisionNearness). Where a
 /// probe's time turns out the best, the size is a decision size, and its
 /// repeats are whole timing runs.
 inline constexpr double ProbePastTheDecision = 4.0;
@@ -272,6 +273,7 @@ private:
                                       unsigned Index);
   bool farPastTheDecision(unsigned Index) const;
   int64_t probesPast() const;
+  int64_t largestMeasured() const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);
   llvm::Expected<bool> keepSize(MeasuredRun Timing, bool WithBreakdown,

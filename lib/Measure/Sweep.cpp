@@ -446,7 +446,7 @@ llvm::Error Sweep::measureSizes() {
     // A size whose fewest iterations alone would overrun what is left is
     // not started: the budget is not spent on one size.
     unsigned Iterations =
-        Index >= 2 && farPastTheDecision(Index)
+        farPastTheDecision(Index)
             ? std::min(ProbeWarmup, Options.Warmup) +
                   probeIterations(Sizes, BatchSize, MinIterations)
             : Options.Warmup + MinIterations;
@@ -536,23 +536,34 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
 /// (ProbePastTheDecision), so that a probe serves it. The declared size and
 /// the next never do: they are where a decision starts.
 bool Sweep::farPastTheDecision(unsigned Index) const {
-  if (Index < 2 || BatchSize == DeclaredBatchSize)
+  if (Index < 2 || BatchSize == DeclaredBatchSize || BatchSize <= probesPast())
     return false;
-  return BatchSize > probesPast();
+  // The run placed at a pick measured sizes bound (atTheCapacity) is the
+  // decision's own, past a size only probed or not: timed in full.
+  int64_t Decision = decisionBatchSize();
+  double Ratio = double(BatchSize) / double(std::max<int64_t>(Decision, 1));
+  bool AtThePick = Decision > 0 && Decision <= largestMeasured() &&
+                   Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
+  return !AtThePick;
 }
 
-int64_t Sweep::probesPast() const {
-  int64_t Anchor = DeclaredBatchSize, Largest = 0;
-  if (const SizeRuns *Best = bestMeasured(Sizes))
-    Anchor = std::max(Anchor, Best->BatchSize);
+int64_t Sweep::largestMeasured() const {
+  int64_t Largest = 0;
   for (const SizeRuns &Size : Sizes)
     if (Size.Repeatable)
       Largest = std::max(Largest, Size.BatchSize);
+  return Largest;
+}
+
+int64_t Sweep::probesPast() const {
+  int64_t Anchor = DeclaredBatchSize;
+  if (const SizeRuns *Best = bestMeasured(Sizes))
+    Anchor = std::max(Anchor, Best->BatchSize);
   // A decision past every size measured is a line continued, often from two
   // sizes whose runs differ by their noise: a probe says first whether the
   // throughput goes on rising there (where it does, the probe's size is the
   // best measured, and its repeats are whole runs).
-  if (int64_t Decision = decisionBatchSize(); Decision <= Largest)
+  if (int64_t Decision = decisionBatchSize(); Decision <= largestMeasured())
     Anchor = std::max(Anchor, Decision);
   int64_t Past = int64_t(ProbePastTheDecision * double(Anchor));
   // Nor is one probe's iteration: from a size only probed so far, the

@@ -33,24 +33,37 @@ double relativeMedianError(const double *Values, int N) {
   N = std::min(N, MaxMeasuredIterations);
   if (N < 2)
     return std::numeric_limits<double>::infinity();
-  // Called at an iteration boundary: copies on the stack, no allocation.
+  // Called at an iteration boundary: a copy on the stack, no allocation.
   std::array<double, MaxMeasuredIterations> Sorted;
   std::copy(Values, Values + N, Sorted.begin());
   std::sort(Sorted.begin(), Sorted.begin() + N);
-  auto MiddleOf = [N](const std::array<double, MaxMeasuredIterations> &A) {
-    return N % 2 ? A[N / 2] : (A[N / 2 - 1] + A[N / 2]) / 2;
+  auto Middle = [&] {
+    return N % 2 ? Sorted[N / 2] : (Sorted[N / 2 - 1] + Sorted[N / 2]) / 2;
   };
-  double Median = MiddleOf(Sorted);
+  auto Quantile = [&](double Q) { // linear between the sorted values
+    double At = Q * double(N - 1);
+    size_t Low = size_t(At);
+    double High = Low + 1 < size_t(N) ? Sorted[Low + 1] : Sorted[Low];
+    return Sorted[Low] + (At - double(Low)) * (High - Sorted[Low]);
+  };
+  double Median = Middle();
   if (Median <= 0)
     return std::numeric_limits<double>::infinity();
-  // The spread from the median absolute deviation: an iteration another
-  // process held up moves the median little and the sd much, and would
-  // keep the run going for tens of iterations more.
-  std::array<double, MaxMeasuredIterations> Deviations;
+  // The spread from the quartiles and the median absolute deviation, not
+  // the sd: an iteration another process held up moves the median little
+  // and the sd much, and would keep the run going for tens of iterations
+  // more. Times that alternate (an optimizer step every other iteration)
+  // have a MAD of the majority's jitter alone; their quartiles span both.
+  double Quartiles = (Quantile(0.75) - Quantile(0.25)) / 1.349;
   for (int I = 0; I < N; ++I)
-    Deviations[size_t(I)] = std::fabs(Sorted[size_t(I)] - Median);
-  std::sort(Deviations.begin(), Deviations.begin() + N);
-  double Spread = 1.4826 * MiddleOf(Deviations);
+    Sorted[size_t(I)] = std::fabs(Sorted[size_t(I)] - Median);
+  std::nth_element(Sorted.begin(), Sorted.begin() + N / 2, Sorted.begin() + N);
+  double Deviation = Sorted[size_t(N / 2)];
+  if (N % 2 == 0)
+    Deviation = (Deviation +
+                 *std::max_element(Sorted.begin(), Sorted.begin() + N / 2)) /
+                2;
+  double Spread = std::max(1.4826 * Deviation, Quartiles);
   return 1.2533 * Spread / std::sqrt(double(N)) / Median;
 }
 

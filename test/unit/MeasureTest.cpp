@@ -2050,9 +2050,10 @@ TEST(MeasureTest, PastASizeOnlyProbedTheSizesAreProbesToo) {
   // sample against 0.25): the best measured size. One iteration is no
   // reason to time the sizes past it in full: the next is a probe too, and
   // goes straight for the capacity (942,694) as far as a probe's two
-  // iterations fit a size's share of the 60 s: 3,884 + (9,000 - 388.4) /
-  // 0.0994 = 91,867 (not 15,290 timed in full, with a breakdown run, then
-  // a probe at 30,580). The probe's size is repeated as a whole timing run.
+  // iterations fit a size's share of the 60 s (54.8 s left over 3 sizes:
+  // 9,132 ms an iteration): 3,884 + (9,132 - 388.4) / 0.0994 = about
+  // 91,867 (not 15,290 timed in full, with a breakdown run, then a probe at
+  // 30,580). The probe's size is repeated as a whole timing run.
   std::string Timings, Breakdowns;
   writeGrowingProgram(
       Program,
@@ -2067,6 +2068,32 @@ TEST(MeasureTest, PastASizeOnlyProbedTheSizesAreProbesToo) {
   EXPECT_EQ(Timings, "8:50 16:50 3884:1w1 91867:1w1 3884:50 ")
       << Program.Progress;
   EXPECT_EQ(Breakdowns, "8 16 ");
+}
+
+TEST(MeasureTest, TheRunAtABoundedPickIsWholePastAProbe) {
+  ScriptedProgram Program("pick-past-probe");
+  Program.Options.TimingRuns = 1;
+  // 1 s an iteration and 0.01 ms a sample past 16: the probe at 3,884
+  // runs the best throughput yet, so the next size, straight at the
+  // capacity (942,694, 90.4 samples a ms), is a probe too. There the pick
+  // is the smallest size within 5% of the best: 85.9 x (1,000 + 0.01 s) =
+  // s, 608,672, between two probed sizes. Its run measures the decision:
+  // a whole timing run and a breakdown run, not a probe (with the sizes
+  // past a probed one all probes, it was "608672:1w1").
+  std::string Timings, Breakdowns;
+  writeGrowingProgram(
+      Program,
+      [](int64_t Size) {
+        return Size > 16 ? 1000 + 0.01 * double(Size) : 0.5 * double(Size);
+      },
+      Timings, Breakdowns);
+  Program.Options.MaxRuns = 6;
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Timings.substr(0, Timings.find(" 249:")),
+            "8:50 16:50 3884:1w1 942694:1w1 608672:50")
+      << Program.Progress;
+  EXPECT_EQ(Breakdowns.substr(0, 16), "8 16 608672 249 ") << Breakdowns;
 }
 
 TEST(MeasureTest, ARunThatMeasuredNothingStillCountsInTheRunSeconds) {

@@ -431,13 +431,17 @@ TEST(RuntimeRunTest, StoppingRule) {
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 4, 0), StopReason::Continue)
       << "fewer than the fewest";
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 5, 0), StopReason::Stable);
-  // 10 and 14 alternating: every one 2 from the median of 12, a spread of
-  // 1.4826 * 2; the median's relative error 1.2533 * 2.97 / sqrt(n) / 12
-  // reaches 2% only past 200.
+  // 10 and 14 alternating: at an even count every one 2 from the median of
+  // 12, a spread of 1.4826 * 2; the median's relative error 1.2533 * 2.97 /
+  // sqrt(n) / 12 reaches 2% only past 200. At an odd count the majority's
+  // value is the median and most deviations 0; the quartiles still span
+  // both values (4 / 1.349 = 2.97): no stop at the fewest.
   std::vector<double> Noisy;
   for (int I = 0; I < 50; ++I)
     Noisy.push_back(I % 2 ? 14.0 : 10.0);
   EXPECT_EQ(whenToStop(Rule, Noisy.data(), 20, 0), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 5, 0), StopReason::Continue);
+  EXPECT_EQ(whenToStop(Rule, Noisy.data(), 21, 0), StopReason::Continue);
   EXPECT_EQ(whenToStop(Rule, Noisy.data(), 50, 0), StopReason::Count);
   Rule.TimeLimitSeconds = 30;
   EXPECT_EQ(whenToStop(Rule, Noisy.data(), 20, 29), StopReason::Continue);
@@ -457,10 +461,17 @@ TEST(RuntimeRunTest, StoppingRule) {
   Rule.MaxIterations = 3;
   EXPECT_EQ(whenToStop(Rule, Flat.data(), 3, 0), StopReason::Count);
 
-  // Deviations from the median 10: 1, 0, 0, 1; their median 0.5.
+  // Deviations from the median 10: 1, 0, 0, 1; their median 0.5. The
+  // quartiles of 9, 10, 10, 11 (at 0.75 and 2.25): 9.75 and 10.25, a
+  // spread of 0.5 / 1.349 = 0.371, less than 1.4826 * 0.5.
   std::vector<double> Four = {9, 10, 11, 10};
   EXPECT_NEAR(skyline::rt::relativeMedianError(Four.data(), 4),
               1.2533 * 1.4826 * 0.5 / 2 / 10, 1e-9);
+  // 10 and 14, three to two: the median 10, the MAD 0; the quartiles 10
+  // and 14.
+  std::vector<double> ThreeTwo = {10, 14, 10, 14, 10};
+  EXPECT_NEAR(skyline::rt::relativeMedianError(ThreeTwo.data(), 5),
+              1.2533 * (4 / 1.349) / std::sqrt(5.0) / 10, 1e-9);
   // One iteration another process held up (40 ms among 10 ms ones) moves
   // the median by a quarter of a percent: the run is stable at the fewest
   // (the sd, 12.2, would have put the error at 62% and run on to the most).
@@ -468,7 +479,9 @@ TEST(RuntimeRunTest, StoppingRule) {
   Rule.MaxIterations = 50;
   Rule.Tolerance = 0.02;
   std::vector<double> HeldUp = {10, 10.1, 9.9, 10.05, 9.95, 40};
-  // Median 10.025; deviations .025 .025 .075 .075 .125 29.975: MAD .075.
+  // Median 10.025; deviations .025 .025 .075 .075 .125 29.975: MAD .075
+  // (1.4826 x: 0.111); the quartiles 9.9625 and 10.0875 (0.125 / 1.349:
+  // 0.093).
   EXPECT_NEAR(skyline::rt::relativeMedianError(HeldUp.data(), 6),
               1.2533 * 1.4826 * 0.075 / std::sqrt(6.0) / 10.025, 1e-9);
   EXPECT_EQ(whenToStop(Rule, HeldUp.data(), 6, 0), StopReason::Stable);

@@ -40,9 +40,10 @@ struct StoppingRule {
 
 /// The standard error of the median relative to it, 1.2533 s / sqrt(n) /
 /// median (normal noise), of N values (at most MaxMeasuredIterations), s
-/// the spread as the median absolute deviation gives it (1.4826 MAD, the
-/// sd where the noise is normal; iterations held up by other work do not
-/// count beyond their number); allocates nothing.
+/// the larger of 1.4826 x the median absolute deviation and the
+/// interquartile range / 1.349 (each the sd where the noise is normal;
+/// iterations held up by other work count no further than their number,
+/// and times that alternate still spread); allocates nothing.
 double relativeMedianError(const double *Values, int N);
 
 /// Whether a run that has measured the Measured iteration times in
