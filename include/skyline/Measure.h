@@ -180,6 +180,12 @@ struct SweepState {
 /// decision: the interval there is close to the measured size's.
 inline constexpr double DecisionNearness = 1.10;
 
+/// Whether two sizes are within DecisionNearness of each other.
+inline bool withinDecisionNearness(int64_t Size, int64_t Other) {
+  double Ratio = double(Size) / double(Other);
+  return Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
+}
+
 /// How far a size's first timing run got: the loop body starts it reached
 /// (warm-up included), and whether its program returned first.
 struct RunLength {

@@ -272,7 +272,8 @@ private:
                                       bool WithBreakdown, bool Probe,
                                       unsigned Index);
   bool farPastTheDecision(unsigned Index) const;
-  int64_t probesPast() const;
+  /// Past this size a run is a probe, Decision the model's pick so far.
+  int64_t probesPast(int64_t Decision) const;
   int64_t largestMeasured() const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);

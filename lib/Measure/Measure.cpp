@@ -140,8 +140,7 @@ int64_t atTheCapacity(const SweepState &State,
                       llvm::ArrayRef<SweepPoint> Fitted) {
   int64_t Decision = State.DecisionBatchSize;
   bool Near = llvm::any_of(Fitted, [&](const SweepPoint &Point) {
-    double Ratio = double(Decision) / double(Point.BatchSize);
-    return Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
+    return withinDecisionNearness(Decision, Point.BatchSize);
   });
   bool Allowed =
       (!State.DataLimit || Decision <= State.DataLimit) &&
@@ -149,6 +148,14 @@ int64_t atTheCapacity(const SweepState &State,
   if (Decision > 0 && !Near && Allowed)
     return Decision;
   return whereTheTimeBends(Fitted, State.MinTimeChange, State.DataLimit);
+}
+
+/// The size whose iteration takes IterationMs, on the line from Last at
+/// MsPerSample.
+double affordableSize(const SweepPoint &Last, double MsPerSample,
+                      double IterationMs) {
+  return double(Last.BatchSize) +
+         std::floor((IterationMs - Last.IterationMs) / MsPerSample);
 }
 
 /// Past the probes' start: Target, unless a probe there (a warm-up and an
@@ -162,11 +169,8 @@ int64_t straightToTheTarget(const SweepState &State, const SweepPoint &Last,
   if (State.SecondsPerSize <= 0 || !(MsPerSample > 0))
     return int64_t(Target);
   constexpr double ProbeRunIterations = 2; // a warm-up and an iteration
-  double Affordable =
-      double(Last.BatchSize) +
-      std::floor((State.SecondsPerSize * 1000 / ProbeRunIterations -
-                  Last.IterationMs) /
-                 MsPerSample);
+  double Affordable = affordableSize(
+      Last, MsPerSample, State.SecondsPerSize * 1000 / ProbeRunIterations);
   double Double = double(Last.BatchSize) * 2;
   return int64_t(std::min(Target, std::max(Affordable, Double)));
 }
@@ -207,10 +211,9 @@ int64_t nextBatchSizeForTheCapacity(const SweepState &State,
   double MsPerSample = (Last.IterationMs - Before.IterationMs) / Sizes;
   if (State.SecondsPerSize > 0 && State.IterationsPerSize > 0 &&
       MsPerSample > 0) {
-    double AffordableMs = State.SecondsPerSize * 1000 / State.IterationsPerSize;
     double Affordable =
-        double(LastFit) +
-        std::floor((AffordableMs - Last.IterationMs) / MsPerSample);
+        affordableSize(Last, MsPerSample,
+                       State.SecondsPerSize * 1000 / State.IterationsPerSize);
     Next =
         std::min(Next, std::max(Affordable, std::min(double(Double), Target)));
   }

@@ -536,14 +536,15 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
 /// (ProbePastTheDecision), so that a probe serves it. The declared size and
 /// the next never do: they are where a decision starts.
 bool Sweep::farPastTheDecision(unsigned Index) const {
-  if (Index < 2 || BatchSize == DeclaredBatchSize || BatchSize <= probesPast())
+  if (Index < 2 || BatchSize == DeclaredBatchSize)
+    return false;
+  int64_t Decision = decisionBatchSize();
+  if (BatchSize <= probesPast(Decision))
     return false;
   // The run placed at a pick measured sizes bound (atTheCapacity) is the
   // decision's own, past a size only probed or not: timed in full.
-  int64_t Decision = decisionBatchSize();
-  double Ratio = double(BatchSize) / double(std::max<int64_t>(Decision, 1));
   bool AtThePick = Decision > 0 && Decision <= largestMeasured() &&
-                   Ratio < DecisionNearness && Ratio > 1 / DecisionNearness;
+                   withinDecisionNearness(BatchSize, Decision);
   return !AtThePick;
 }
 
@@ -555,7 +556,7 @@ int64_t Sweep::largestMeasured() const {
   return Largest;
 }
 
-int64_t Sweep::probesPast() const {
+int64_t Sweep::probesPast(int64_t Decision) const {
   int64_t Anchor = DeclaredBatchSize;
   if (const SizeRuns *Best = bestMeasured(Sizes))
     Anchor = std::max(Anchor, Best->BatchSize);
@@ -563,7 +564,7 @@ int64_t Sweep::probesPast() const {
   // sizes whose runs differ by their noise: a probe says first whether the
   // throughput goes on rising there (where it does, the probe's size is the
   // best measured, and its repeats are whole runs).
-  if (int64_t Decision = decisionBatchSize(); Decision <= largestMeasured())
+  if (Decision <= largestMeasured())
     Anchor = std::max(Anchor, Decision);
   int64_t Past = int64_t(ProbePastTheDecision * double(Anchor));
   // Nor is one probe's iteration: from a size only probed so far, the
@@ -701,7 +702,7 @@ int64_t Sweep::nextSize(unsigned Index) const {
       sweepState(Sizes, Unmeasured, FirstTooLarge, Result.MemoryCapacityBytes,
                  Options, Options.MaxRuns - Index - 1, budget() - spent());
   State.DecisionBatchSize = decisionBatchSize();
-  State.ProbesPast = Index >= 1 ? probesPast() : 0;
+  State.ProbesPast = Index >= 1 ? probesPast(State.DecisionBatchSize) : 0;
   int64_t Next = nextBatchSize(State);
   if (Options.WholeBatchesOnly)
     Next = wholeBatchSize(Next);
