@@ -176,6 +176,11 @@ struct SweepState {
   int64_t ProbesPast = 0;
 };
 
+/// At the capacity, where no slope changes, a segment spanning more than
+/// this ratio still gets a size at its geometric middle: its ends say
+/// nothing of where between them the throughput peaks.
+inline constexpr double UnmeasuredSpanLimit = 8;
+
 /// A size within this ratio of a measured one is measured enough for the
 /// decision: the interval there is close to the measured size's.
 inline constexpr double DecisionNearness = 1.10;
@@ -222,8 +227,10 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// the segments next to a measured size where the slope changes by more
 /// than MinTimeChange, or where one falls (noise no straight line can be
 /// told from) or only one is flat, the one spanning the largest ratio, at
-/// its geometric middle (the smaller sizes' of two within 5%). Never past
-/// DataLimit: at it, or where the time bends once the sweep stands at it.
+/// its geometric middle (the smaller sizes' of two within 5%); where none
+/// does, the widest segment spanning more than UnmeasuredSpanLimit, the
+/// same way. Never past DataLimit: at it, or where the time bends once the
+/// sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 
 /// The time limit of the next timing run: what is left of the budget,

@@ -57,9 +57,10 @@ namespace {
 /// only one is flat, the one whose ends are the furthest apart in
 /// ratio gets a size at its geometric middle; of two within 5% of each other
 /// the smaller sizes', nearer the declared size and the knee. A segment
-/// whose middle is past Limit (the data's, when known) is passed over. 0
-/// when no slope changes by more than MinChange, or the segment has no size
-/// between.
+/// whose middle is past Limit (the data's, when known) is passed over.
+/// Where no slope changes by more than MinChange, the widest segment
+/// spanning more than UnmeasuredSpanLimit, the same way. 0 when there is
+/// none, or the segment has no size between.
 int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
                           int64_t Limit) {
   auto Slope = [&](size_t I) { // of the segment from point I - 1 to I
@@ -97,6 +98,18 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
         Segment = Side;
       }
   }
+  // Where no slope changes, a segment wider than UnmeasuredSpanLimit is
+  // not known to be straight: its ends' first runs vary by a quarter on a
+  // shared machine, as much as a knee between them changes the slope
+  // (mnist: 128 and 2,586 on one line, the throughput's peak at 416 to 575
+  // between them).
+  if (Segment == 0)
+    for (size_t I = 1; I < Sorted.size(); ++I)
+      if (Span(I) > std::log(UnmeasuredSpanLimit) &&
+          Span(I) > Widest * 1.05 && !(Limit > 0 && Middle(I) > Limit)) {
+        Widest = Span(I);
+        Segment = I;
+      }
   if (Segment == 0)
     return 0;
   int64_t Low = Sorted[Segment - 1].BatchSize, High = Sorted[Segment].BatchSize;

@@ -223,9 +223,40 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
   // Slopes 0.058, 0.067, 0.108, 0.125: bends at 128, 387 and 1170; the
   // widest segment next to one is 1170..10695, sqrt(1170 x 10695) = 3537.
   EXPECT_EQ(nextBatchSize(State), 3537);
-  // A straight line needs nothing more.
-  State.Fitted = linearProgram({64, 128, 1170, 10695});
+  // A straight line needs nothing more where its segments are short...
+  State.Fitted = linearProgram({64, 128, 512, 2048, 10695});
   State.TargetBytes = 1048576 + 10240 * 10695;
+  EXPECT_EQ(nextBatchSize(State), 0);
+  // ...but one spanning more than UnmeasuredSpanLimit (8x) is not known to
+  // be straight: first runs vary by as much as a knee changes the slope.
+  // 128..1170 and 1170..10695 span 9.14x each: the smaller sizes' middle.
+  State.Fitted = linearProgram({64, 128, 1170, 10695});
+  EXPECT_EQ(nextBatchSize(State), 387);
+}
+
+TEST(MeasureTest, AStraightLineThroughAWideGapGetsItsMiddle) {
+  // mnist on a shared machine (session 21): the first runs at 64, 128,
+  // 2,586 and 15,000 (the data's limit) lay on one line (slopes 0.134,
+  // 0.137, 0.148 ms a sample: none changes by 10%), the later runs at 64
+  // and 128 were 25% and 30% faster, and the throughput peaked at 416 to
+  // 575, between 128 and 2,586, which no run measured. 128..2,586 spans
+  // 20x: its middle, sqrt(128 x 2586) = 575.3.
+  SweepState State;
+  State.Fitted = {{64, 224000000, 7.34},
+                  {128, 229000000, 15.91},
+                  {2586, 400000000, 353.17},
+                  {15000, 1267000000, 2192.17}};
+  State.TargetBytes = int64_t(0.9 * 4096 * 1048576);
+  State.RunsLeft = 2;
+  State.DataLimit = 15000;
+  EXPECT_EQ(nextBatchSize(State), 575);
+  // Then no segment spans 8x (2,586..15,000: 5.8x) and the line through
+  // 575 bends there: where it bends, as before.
+  State.Fitted.push_back({575, 260000000, 50.6});
+  EXPECT_EQ(nextBatchSize(State), 271) << "sqrt(128 x 575) = 271.3";
+  // A wide segment past the data's limit is passed over.
+  State.Fitted.pop_back();
+  State.DataLimit = 500;
   EXPECT_EQ(nextBatchSize(State), 0);
 }
 
@@ -267,10 +298,14 @@ TEST(MeasureTest, ATimeThatFallsAsTheBatchGrowsIsABend) {
   State.DataLimit = 100;
   EXPECT_EQ(nextBatchSize(State), 23);
   State.DataLimit = 426;
-  // Two rising slopes alike are straight: nothing more to try.
+  // Two rising slopes alike are straight: nothing more to try but the
+  // middle of a segment spanning more than 8x (32..711: 22x).
   State.Fitted[1].IterationMs = 62.24 * 2 - 0.5;
   State.Fitted[2].IterationMs = 62.24 * 711 / 16 - 0.5 * 711 / 16;
-  EXPECT_EQ(nextBatchSize(State), 0);
+  EXPECT_EQ(nextBatchSize(State), 151);
+  State.Fitted[2] = {128, 50000000, 62.24 * 8 - 0.5 * 8};
+  State.TargetBytes = 51000000; // the capacity at 130
+  EXPECT_EQ(nextBatchSize(State), 0) << "16..128: 8x at most";
   // A flat time turning to rising is a knee (a fixed cost giving way to
   // the samples'); two flat slopes are straight.
   State.Fitted = {
@@ -1955,8 +1990,9 @@ TEST(MeasureTest, TheSweepGoesNoFurtherThanTheFirstEpochsData) {
   // The memory line heads for 942,694 (90% of the 1 GiB), but no size past
   // 2,000 / 4 = 500 measures an iteration in the first epoch, and no run
   // has seen a second: 500, not 1,000 (half the dataset) nor then halfway
-  // back to 508, which measure nothing.
-  EXPECT_EQ(Timings.substr(0, 13), "8 16 500 ") << Program.Progress;
+  // back to 508, which measure nothing. The run left goes to the middle of
+  // 16..500 (31x, on one line), sqrt(16 x 500) = 89.4.
+  EXPECT_EQ(Timings, "8 16 500 89 ") << Program.Progress;
   EXPECT_EQ(Timings.find("1000"), std::string::npos) << Timings;
   EXPECT_EQ(Timings.find("508"), std::string::npos) << Timings;
   ASSERT_GE(M->Runs.size(), 3u);
