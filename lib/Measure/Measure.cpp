@@ -105,8 +105,8 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
   // between them).
   if (Segment == 0)
     for (size_t I = 1; I < Sorted.size(); ++I)
-      if (Span(I) > std::log(UnmeasuredSpanLimit) &&
-          Span(I) > Widest * 1.05 && !(Limit > 0 && Middle(I) > Limit)) {
+      if (Span(I) > std::log(UnmeasuredSpanLimit) && Span(I) > Widest * 1.05 &&
+          !(Limit > 0 && Middle(I) > Limit)) {
         Widest = Span(I);
         Segment = I;
       }
