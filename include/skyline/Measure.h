@@ -160,8 +160,9 @@ struct SweepState {
   /// make at the least (warm-ups included); 0: no time limit.
   double SecondsPerSize = 0;
   unsigned IterationsPerSize = 0;
-  /// At the capacity, a size is added only where the slope of the time
-  /// line changes by more than this at a measured size.
+  /// At the capacity, a size is added where the slope of the time line
+  /// changes by more than this at a measured size (or, where none does, in
+  /// a segment spanning more than UnmeasuredSpanLimit).
   double MinTimeChange = 0.10;
   /// The largest size whose data still lasts the runs' warm-up and two
   /// measured iterations (dataLimit); 0: none known.
@@ -176,8 +177,8 @@ struct SweepState {
   int64_t ProbesPast = 0;
 };
 
-/// At the capacity, where no slope changes, a segment spanning more than
-/// this ratio still gets a size at its geometric middle: its ends say
+/// At the capacity, where no bend gives a size, a segment spanning more
+/// than this ratio still gets a size at its geometric middle: its ends say
 /// nothing of where between them the throughput peaks.
 inline constexpr double UnmeasuredSpanLimit = 8;
 
@@ -227,9 +228,10 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// the segments next to a measured size where the slope changes by more
 /// than MinTimeChange, or where one falls (noise no straight line can be
 /// told from) or only one is flat, the one spanning the largest ratio, at
-/// its geometric middle (the smaller sizes' of two within 5%); where none
-/// does, the widest segment spanning more than UnmeasuredSpanLimit, the
-/// same way. Never past DataLimit: at it, or where the time bends once the
+/// its geometric middle (the smaller sizes' of two within 5%); where no
+/// bend gives a size, the widest segment spanning more than
+/// UnmeasuredSpanLimit, the same way (a size there far past the decision
+/// is a probe, as any). Never past DataLimit: at it, or where the time bends once the
 /// sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 

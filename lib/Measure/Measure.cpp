@@ -57,10 +57,10 @@ namespace {
 /// only one is flat, the one whose ends are the furthest apart in
 /// ratio gets a size at its geometric middle; of two within 5% of each other
 /// the smaller sizes', nearer the declared size and the knee. A segment
-/// whose middle is past Limit (the data's, when known) is passed over.
-/// Where no slope changes by more than MinChange, the widest segment
-/// spanning more than UnmeasuredSpanLimit, the same way. 0 when there is
-/// none, or the segment has no size between.
+/// whose middle is past Limit (the data's, when known), or that has no
+/// size between its ends, is passed over. Where no bend gives a size, the
+/// widest segment spanning more than UnmeasuredSpanLimit, the same way. 0
+/// when there is none.
 int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
                           int64_t Limit) {
   auto Slope = [&](size_t I) { // of the segment from point I - 1 to I
@@ -81,6 +81,14 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
   };
   double Widest = 0;
   size_t Segment = 0;
+  auto Consider = [&](size_t I) {
+    int64_t Size = Middle(I);
+    if (Span(I) > Widest * 1.05 && !(Limit > 0 && Size > Limit) &&
+        Size > Sorted[I - 1].BatchSize && Size < Sorted[I].BatchSize) {
+      Widest = Span(I);
+      Segment = I;
+    }
+  };
   for (size_t I = 1; I + 1 < Sorted.size(); ++I) {
     double Before = Slope(I), After = Slope(I + 1);
     // A time that falls as the batch grows is noise no straight line can
@@ -90,31 +98,23 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
         (Before == 0 && After == 0) ||
         (Before > 0 && After > 0 &&
          std::fabs(std::log(After / Before)) <= std::log1p(MinChange));
-    if (Straight)
-      continue;
-    for (size_t Side : {I, I + 1})
-      if (Span(Side) > Widest * 1.05 && !(Limit > 0 && Middle(Side) > Limit)) {
-        Widest = Span(Side);
-        Segment = Side;
-      }
+    if (!Straight) {
+      Consider(I);
+      Consider(I + 1);
+    }
   }
-  // Where no slope changes, a segment wider than UnmeasuredSpanLimit is
+  // Where no bend gives a size, a segment wider than UnmeasuredSpanLimit is
   // not known to be straight: its ends' first runs vary by a quarter on a
   // shared machine, as much as a knee between them changes the slope
   // (mnist: 128 and 2,586 on one line, the throughput's peak at 416 to 575
   // between them).
-  if (Segment == 0)
+  if (Segment == 0) {
+    const double MinSpan = std::log(UnmeasuredSpanLimit);
     for (size_t I = 1; I < Sorted.size(); ++I)
-      if (Span(I) > std::log(UnmeasuredSpanLimit) && Span(I) > Widest * 1.05 &&
-          !(Limit > 0 && Middle(I) > Limit)) {
-        Widest = Span(I);
-        Segment = I;
-      }
-  if (Segment == 0)
-    return 0;
-  int64_t Low = Sorted[Segment - 1].BatchSize, High = Sorted[Segment].BatchSize;
-  int64_t Size = Middle(Segment);
-  return Size > Low && Size < High ? Size : 0;
+      if (Span(I) > MinSpan)
+        Consider(I);
+  }
+  return Segment == 0 ? 0 : Middle(Segment);
 }
 
 } // namespace
@@ -148,7 +148,8 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup) {
 namespace {
 
 /// At the capacity (or the data's limit): the size the model would suggest
-/// where no measured size is near it, else where the time bends.
+/// where no measured size is near it, else where the time bends or a
+/// segment is too wide to be known straight (whereTheTimeBends).
 int64_t atTheCapacity(const SweepState &State,
                       llvm::ArrayRef<SweepPoint> Fitted) {
   int64_t Decision = State.DecisionBatchSize;

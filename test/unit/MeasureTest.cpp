@@ -258,6 +258,25 @@ TEST(MeasureTest, AStraightLineThroughAWideGapGetsItsMiddle) {
   State.Fitted.pop_back();
   State.DataLimit = 500;
   EXPECT_EQ(nextBatchSize(State), 0);
+  // Exactly 8x is short enough (16..128 on one line), just over is not.
+  State = SweepState();
+  State.Fitted = linearProgram({8, 16, 128});
+  State.TargetBytes = 1048576 + 10240 * 130;
+  EXPECT_EQ(nextBatchSize(State), 0);
+  State.Fitted = linearProgram({8, 16, 129});
+  State.TargetBytes = 1048576 + 10240 * 131;
+  EXPECT_EQ(nextBatchSize(State), 45) << "sqrt(16 x 129) = 45.4";
+}
+
+TEST(MeasureTest, ABendWithNoSizeBetweenGivesWayToTheNextSegment) {
+  // Flat from 1 to 2, rising to 4: both segments next to the bend span 2x,
+  // and of two alike the smaller sizes' comes first, but 1..2 has no size
+  // between (sqrt 2 rounds to 1): the other, 2..4, gets its middle,
+  // sqrt 8 = 2.8, not nothing.
+  SweepState State;
+  State.Fitted = {{1, 1000000, 2.0}, {2, 1010000, 2.0}, {4, 1020000, 3.0}};
+  State.TargetBytes = 1020000;
+  EXPECT_EQ(nextBatchSize(State), 3);
 }
 
 TEST(MeasureTest, AtTheCapacityTheDecisionIsMeasuredFirst) {

@@ -305,7 +305,7 @@ std::vector<OptionDecl> budgetOptions() {
       count("max-runs", "N", 6,
             "batch sizes to try: the declared one, its double, then half "
             "of the rest toward the memory capacity less --memory-margin "
-            "and half where the time bends",
+            "and half where the time bends or is least known",
             measureField(&MeasureOptions::MaxRuns), RunsAndIterationsError),
       count("warmup", "N", 2, "iterations run before measuring",
             measureField(&MeasureOptions::Warmup)),
