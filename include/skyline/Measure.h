@@ -231,8 +231,8 @@ int64_t dataLimit(llvm::ArrayRef<RunLength> Runs, unsigned Warmup);
 /// its geometric middle (the smaller sizes' of two within 5%); where no
 /// bend gives a size, the widest segment spanning more than
 /// UnmeasuredSpanLimit, the same way (a size there far past the decision
-/// is a probe, as any). Never past DataLimit: at it, or where the time bends once the
-/// sweep stands at it.
+/// is a probe, as any). Never past DataLimit: at it, or where the time bends
+/// once the sweep stands at it.
 int64_t nextBatchSize(const SweepState &State);
 
 /// The time limit of the next timing run: what is left of the budget,
