@@ -451,6 +451,47 @@ std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
   return Surest;
 }
 
+/// Where no size gains --min-gain by the point predictions, the measured
+/// size (up to Cap, fitting, not the current one) whose gain's interval
+/// reaches highest, if it reaches --min-gain: the points are the fastest
+/// runs, and the declared size has more of them than most (the fastest of
+/// six against one probe), so a "none" is as unsure as its runs. Measured
+/// sizes only: an unmeasured one's interval always reaches far.
+std::optional<Suggestion> mostHopefulMeasuredSize(const Analysis &A,
+                                                  int64_t Cap,
+                                                  const ModelOptions &Options) {
+  std::optional<Suggestion> Hopeful;
+  for (const auto &[Size, Ms] : A.TimePoints) {
+    if (Size == A.CurrentBatchSize || Size > Cap ||
+        (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
+      continue;
+    std::optional<Prediction> At = predictAt(A, Size);
+    if (!At || !At->Fits)
+      continue;
+    double Gain = At->Throughput / A.Current->Throughput - 1;
+    Interval Range = gainRange(A, A.CurrentBatchSize, Size, Gain);
+    if (Range.High >= Options.MinGain &&
+        (!Hopeful || Range.High > Hopeful->GainRange.High))
+      Hopeful = Suggestion{Size, Gain, Range, false, *At};
+  }
+  return Hopeful;
+}
+
+/// What a "none" adds where the runs leave it unsure (mostHopefulMeasuredSize).
+std::string describeUnsureNone(const Suggestion &Hopeful,
+                               const ModelOptions &Options) {
+  return llvm::formatv("; not sure: {0}, measured, would change it by {1}, "
+                       "and the 90% interval of the gain ({2} to {3}) "
+                       "reaches the min gain {4}: the runs vary too much to "
+                       "be sure; measure on a quiet machine or with more "
+                       "--timing-runs",
+                       Hopeful.BatchSize, percent(Hopeful.Gain),
+                       percent(Hopeful.GainRange.Low),
+                       percent(Hopeful.GainRange.High),
+                       percent(Options.MinGain))
+      .str();
+}
+
 /// The measured figures at a measured size: its kept time, its largest
 /// peak. None at a size not measured.
 std::optional<Prediction> measuredAt(const Analysis &A, int64_t Size) {
@@ -574,6 +615,9 @@ void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
       (*Chosen == A.CurrentBatchSize || Gain < Options.MinGain)) {
     A.NoSuggestionReason =
         describeSmallGain(A.CurrentBatchSize, *Chosen, Gain, Options);
+    if (std::optional<Suggestion> Hopeful =
+            mostHopefulMeasuredSize(A, Cap, Options))
+      A.NoSuggestionReason += describeUnsureNone(*Hopeful, Options);
     return;
   }
   Interval Range = gainRange(A, A.CurrentBatchSize, *Chosen, Gain);

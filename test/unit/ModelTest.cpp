@@ -384,6 +384,7 @@ TEST(ModelTest, SmallGainIsNotOffered) {
 }
 
 TEST(ModelTest, AlreadyAtTheSuggestion) {
+  // No measured size's gain interval reaches 5%: a sure "none".
   Analysis A = analyze(linearRuns(Capacity), 152, ModelOptions());
   EXPECT_FALSE(A.Suggested);
   EXPECT_EQ(A.NoSuggestionReason,
@@ -399,7 +400,10 @@ TEST(ModelTest, PastTheKneeASmallerSizeIsNotAGain) {
   EXPECT_EQ(A.NoSuggestionReason,
             "batch size 256 is past the knee: 152 is within 5% of the best "
             "predicted throughput, and switching would change the throughput "
-            "by -4.7% (min gain 5%)");
+            "by -4.7% (min gain 5%); not sure: 64, measured, would change it "
+            "by -17.9%, and the 90% interval of the gain (-44.9% to 22.4%) "
+            "reaches the min gain 5%: the runs vary too much to be sure; "
+            "measure on a quiet machine or with more --timing-runs");
 }
 
 TEST(ModelTest, SlackMovesTheSuggestion) {
@@ -1019,7 +1023,19 @@ TEST(ModelTest, ThroughputThatFallsFromTheCurrentSizeOnIsSaidSo) {
   EXPECT_EQ(A.NoSuggestionReason,
             "batch size 100 trains at least as fast as any larger size under "
             "the memory cap: the predicted throughput falls as the batch "
-            "grows (104 would change it by -0.3%)");
+            "grows (104 would change it by -0.3%); not sure: 200, measured, "
+            "would change it by -3.3%, and the 90% interval of the gain "
+            "(-13.9% to 8.6%) reaches the min gain 5%: the runs vary too "
+            "much to be sure; measure on a quiet machine or with more "
+            "--timing-runs");
+  // Timed three times each, within 1% at 100 and 200: the "none" is sure.
+  Measurement Repeated = M;
+  for (double Scale : {1.005, 1.01})
+    for (auto [B, Ms] : Runs)
+      Repeated.Runs.push_back(run(B, Ms * Scale, 76480000 + 1159220 * B));
+  Analysis Sure = analyze(Repeated, 100, ModelOptions());
+  EXPECT_EQ(Sure.NoSuggestionReason.find("not sure"), std::string::npos)
+      << Sure.NoSuggestionReason;
 }
 
 TEST(ModelTest, NothingSmallerThanTheSizesMeasuredIsSuggested) {
@@ -1043,7 +1059,11 @@ TEST(ModelTest, NothingSmallerThanTheSizesMeasuredIsSuggested) {
   EXPECT_FALSE(A.Suggested);
   EXPECT_EQ(A.NoSuggestionReason,
             "batch size 64 is already the smallest within 5% of the best "
-            "predicted throughput under the memory cap");
+            "predicted throughput under the memory cap; not sure: 128, "
+            "measured, would change it by -1.5%, and the 90% interval of the "
+            "gain (-12.3% to 10.6%) reaches the min gain 5%: the runs vary "
+            "too much to be sure; measure on a quiet machine or with more "
+            "--timing-runs");
   std::optional<Prediction> AtEight = predictAt(A, 8);
   ASSERT_TRUE(AtEight);
   EXPECT_NEAR(AtEight->IterationMs, 11.70 * 8 / 64, 1e-12);
