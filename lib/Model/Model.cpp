@@ -455,12 +455,17 @@ std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
 /// size (up to Cap, fitting, not the current one) whose gain's interval
 /// reaches highest, if it reaches --min-gain: the points are the fastest
 /// runs, and the declared size has more of them than most (the fastest of
-/// six against one probe), so a "none" is as unsure as its runs. Measured
-/// sizes only: an unmeasured one's interval always reaches far.
+/// three to six against one probe), so a "none" is as unsure as its runs.
+/// Measured sizes, and a measured current size, only: an unmeasured one's
+/// interval is the curve's, not the runs', and always reaches far.
 std::optional<Suggestion> mostHopefulMeasuredSize(const Analysis &A,
                                                   int64_t Cap,
                                                   const ModelOptions &Options) {
   std::optional<Suggestion> Hopeful;
+  if (!llvm::any_of(A.TimePoints, [&](const auto &P) {
+        return P.first == A.CurrentBatchSize;
+      }))
+    return Hopeful;
   for (const auto &[Size, Ms] : A.TimePoints) {
     if (Size == A.CurrentBatchSize || Size > Cap ||
         (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
@@ -478,13 +483,14 @@ std::optional<Suggestion> mostHopefulMeasuredSize(const Analysis &A,
 }
 
 /// What a "none" adds where the runs leave it unsure (mostHopefulMeasuredSize).
+/// Not "more --timing-runs": the sweep repeats the sizes the decision rests
+/// on, and the hopeful size is often a probe outside them.
 std::string describeUnsureNone(const Suggestion &Hopeful,
                                const ModelOptions &Options) {
   return llvm::formatv("; not sure: {0}, measured, would change it by {1}, "
                        "and the 90% interval of the gain ({2} to {3}) "
                        "reaches the min gain {4}: the runs vary too much to "
-                       "be sure; measure on a quiet machine or with more "
-                       "--timing-runs",
+                       "be sure; measure on a quiet machine",
                        Hopeful.BatchSize, percent(Hopeful.Gain),
                        percent(Hopeful.GainRange.Low),
                        percent(Hopeful.GainRange.High),

@@ -400,10 +400,8 @@ TEST(ModelTest, PastTheKneeASmallerSizeIsNotAGain) {
   EXPECT_EQ(A.NoSuggestionReason,
             "batch size 256 is past the knee: 152 is within 5% of the best "
             "predicted throughput, and switching would change the throughput "
-            "by -4.7% (min gain 5%); not sure: 64, measured, would change it "
-            "by -17.9%, and the 90% interval of the gain (-44.9% to 22.4%) "
-            "reaches the min gain 5%: the runs vary too much to be sure; "
-            "measure on a quiet machine or with more --timing-runs");
+            "by -4.7% (min gain 5%)")
+      << "256 was not measured: its interval is the curve's, not the runs'";
 }
 
 TEST(ModelTest, SlackMovesTheSuggestion) {
@@ -1026,8 +1024,7 @@ TEST(ModelTest, ThroughputThatFallsFromTheCurrentSizeOnIsSaidSo) {
             "grows (104 would change it by -0.3%); not sure: 200, measured, "
             "would change it by -3.3%, and the 90% interval of the gain "
             "(-13.9% to 8.6%) reaches the min gain 5%: the runs vary too "
-            "much to be sure; measure on a quiet machine or with more "
-            "--timing-runs");
+            "much to be sure; measure on a quiet machine");
   // Timed three times each, within 1% at 100 and 200: the "none" is sure.
   Measurement Repeated = M;
   for (double Scale : {1.005, 1.01})
@@ -1062,8 +1059,7 @@ TEST(ModelTest, NothingSmallerThanTheSizesMeasuredIsSuggested) {
             "predicted throughput under the memory cap; not sure: 128, "
             "measured, would change it by -1.5%, and the 90% interval of the "
             "gain (-12.3% to 10.6%) reaches the min gain 5%: the runs vary "
-            "too much to be sure; measure on a quiet machine or with more "
-            "--timing-runs");
+            "too much to be sure; measure on a quiet machine");
   std::optional<Prediction> AtEight = predictAt(A, 8);
   ASSERT_TRUE(AtEight);
   EXPECT_NEAR(AtEight->IterationMs, 11.70 * 8 / 64, 1e-12);
