@@ -428,13 +428,12 @@ std::string describeUnsureGain(int64_t Current, int64_t Suggested, double Gain,
       .str();
 }
 
-/// Where the chosen size's gain is not sure, the measured size (up to Cap,
-/// fitting, not the current one) whose gain is surest: the highest low end
-/// of its interval, if that reaches --min-gain. A measured size's interval
-/// is the narrowest the model has.
-std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
-                                             const ModelOptions &Options) {
-  std::optional<Suggestion> Surest;
+/// The measured sizes a suggestion could move to (up to Cap, fitting, whole
+/// batches where the loop needs them, not the current one), each with its
+/// gain over the current size and the gain's interval. A measured size's
+/// interval is the narrowest the model has.
+std::vector<Suggestion> measuredAlternatives(const Analysis &A, int64_t Cap) {
+  std::vector<Suggestion> Alternatives;
   for (const auto &[Size, Ms] : A.TimePoints) {
     if (Size == A.CurrentBatchSize || Size > Cap ||
         (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
@@ -444,42 +443,47 @@ std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
       continue;
     double Gain = At->Throughput / A.Current->Throughput - 1;
     Interval Range = gainRange(A, A.CurrentBatchSize, Size, Gain);
-    if (Range.Low >= Options.MinGain &&
-        (!Surest || Range.Low > Surest->GainRange.Low))
-      Surest = Suggestion{Size, Gain, Range, false, *At};
+    Alternatives.push_back(Suggestion{Size, Gain, Range, false, *At});
   }
-  return Surest;
+  return Alternatives;
+}
+
+/// Of the measured alternatives, the one whose End of the gain's interval
+/// is highest, if it reaches --min-gain; the first of equals.
+std::optional<Suggestion> highestMeasured(const Analysis &A, int64_t Cap,
+                                          const ModelOptions &Options,
+                                          double Interval::*End) {
+  std::optional<Suggestion> Highest;
+  for (const Suggestion &S : measuredAlternatives(A, Cap))
+    if (S.GainRange.*End >= Options.MinGain &&
+        (!Highest || S.GainRange.*End > Highest->GainRange.*End))
+      Highest = S;
+  return Highest;
+}
+
+/// Where the chosen size's gain is not sure, the measured size whose gain
+/// is surest: the highest low end of its interval, if that reaches
+/// --min-gain.
+std::optional<Suggestion> surestMeasuredSize(const Analysis &A, int64_t Cap,
+                                             const ModelOptions &Options) {
+  return highestMeasured(A, Cap, Options, &Interval::Low);
 }
 
 /// Where no size gains --min-gain by the point predictions, the measured
-/// size (up to Cap, fitting, not the current one) whose gain's interval
-/// reaches highest, if it reaches --min-gain: the points are the fastest
-/// runs, and the declared size has more of them than most (the fastest of
-/// three to six against one probe), so a "none" is as unsure as its runs.
-/// Measured sizes, and a measured current size, only: an unmeasured one's
-/// interval is the curve's, not the runs', and always reaches far.
+/// size whose gain's interval reaches highest, if it reaches --min-gain:
+/// the points are the fastest runs, and the declared size has more of them
+/// than most (the fastest of three to six against one probe), so a "none"
+/// is as unsure as its runs. Measured sizes, and a measured current size,
+/// only: an unmeasured one's interval is the curve's, not the runs', and
+/// always reaches far.
 std::optional<Suggestion> mostHopefulMeasuredSize(const Analysis &A,
                                                   int64_t Cap,
                                                   const ModelOptions &Options) {
-  std::optional<Suggestion> Hopeful;
   if (!llvm::any_of(A.TimePoints, [&](const auto &P) {
         return P.first == A.CurrentBatchSize;
       }))
-    return Hopeful;
-  for (const auto &[Size, Ms] : A.TimePoints) {
-    if (Size == A.CurrentBatchSize || Size > Cap ||
-        (A.WholeBatchSamples > 0 && A.WholeBatchSamples % Size != 0))
-      continue;
-    std::optional<Prediction> At = predictAt(A, Size);
-    if (!At || !At->Fits)
-      continue;
-    double Gain = At->Throughput / A.Current->Throughput - 1;
-    Interval Range = gainRange(A, A.CurrentBatchSize, Size, Gain);
-    if (Range.High >= Options.MinGain &&
-        (!Hopeful || Range.High > Hopeful->GainRange.High))
-      Hopeful = Suggestion{Size, Gain, Range, false, *At};
-  }
-  return Hopeful;
+    return std::nullopt;
+  return highestMeasured(A, Cap, Options, &Interval::High);
 }
 
 /// What a "none" adds where the runs leave it unsure (mostHopefulMeasuredSize).
