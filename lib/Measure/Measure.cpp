@@ -98,10 +98,10 @@ int64_t whereTheTimeBends(llvm::ArrayRef<SweepPoint> Sorted, double MinChange,
         (Before == 0 && After == 0) ||
         (Before > 0 && After > 0 &&
          std::fabs(std::log(After / Before)) <= std::log1p(MinChange));
-    if (!Straight) {
-      Consider(I);
-      Consider(I + 1);
-    }
+    if (Straight)
+      continue;
+    Consider(I);
+    Consider(I + 1);
   }
   // Where no bend gives a size, a segment wider than UnmeasuredSpanLimit is
   // not known to be straight: its ends' first runs vary by a quarter on a
