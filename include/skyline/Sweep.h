@@ -225,7 +225,7 @@ inline constexpr unsigned SettlingRoundsPerTimingRun = 2;
 /// The share of --time-budget settling may spend, the pick's runs and the
 /// rounds together: a decision that needs more stays unsure. Settling is
 /// for decisions a few cheap runs can make; unbounded, it cost mnist's
-/// default run 20 to 27 s more (utils/bench-overhead, session 18). While
+/// default run 20 to 27 s more (utils/bench-overhead, 2-core machine). While
 /// the decision so far is unsure, the sizes and their repeats leave it.
 inline constexpr double SettlingBudgetShare = 0.15;
 

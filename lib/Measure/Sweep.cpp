@@ -250,7 +250,7 @@ std::string repeatName(unsigned Pass, unsigned Passes, const SizeRuns &Size,
 /// The most timing runs a size gets: --timing-runs, and as many again
 /// for the sizes whyAnotherRun gives a reason. Twice again chased a
 /// lucky fastest run on a machine whose speed moved: mnist's 64 got six
-/// extra runs of 0.85 s, and none came within 5% of it (session 19).
+/// extra runs of 0.85 s, and none came within 5% of it.
 unsigned mostTimingRuns(unsigned TimingRuns) {
   return 2 * std::max(TimingRuns, 1u);
 }

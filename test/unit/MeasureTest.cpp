@@ -235,7 +235,7 @@ TEST(MeasureTest, AtTheCapacityTheSweepGoesWhereTheTimeBends) {
 }
 
 TEST(MeasureTest, AStraightLineThroughAWideGapGetsItsMiddle) {
-  // mnist on a shared machine (session 21): the first runs at 64, 128,
+  // mnist on a shared 2-core machine: the first runs at 64, 128,
   // 2,586 and 15,000 (the data's limit) lay on one line (slopes 0.134,
   // 0.137, 0.148 ms a sample: none changes by 10%), the later runs at 64
   // and 128 were 25% and 30% faster, and the throughput peaked at 416 to
