@@ -2,7 +2,8 @@
 //
 // Where the front end's compile commands come from, as in clang-tidy: a
 // compile_commands.json in -p DIR or above the source, flags after `--`, or a
-// fallback to the LibTorch include paths skyline-check was built with.
+// fallback to the LibTorch include paths skyline-check was built with. Every
+// command from outside is sanitized (CompileCommandSanitizer.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef SKYLINE_COMPILATIONSETUP_H
@@ -24,8 +25,13 @@ class CompilationDatabase;
 namespace skyline {
 
 struct CompilationSetup {
+  /// Every command from outside passed through the sanitizer
+  /// (CompileCommandSanitizer.h) before anyone reads it.
   std::unique_ptr<clang::tooling::CompilationDatabase> Database;
   std::vector<std::string> Warnings; // e.g. the fallback was used
+  /// What the sanitizer dropped from the sources' commands, one note a
+  /// command, naming its database entry.
+  std::vector<std::string> Notes;
 };
 
 /// BuildPath: the -p directory, or empty. ExtraArgs: flags after `--`, or

@@ -59,6 +59,8 @@ struct CommandLineOptions {
   std::string Baseline;   // gate against this report
   GateOptions Gate;
   std::string ConfigFile; // the .skyline.yaml the defaults came from
+  /// Configurations the search passed over (another user's), to be said.
+  std::vector<std::string> ConfigNotes;
 };
 
 /// The work directory the options name: --work-dir, else

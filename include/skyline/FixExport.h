@@ -22,8 +22,20 @@ namespace skyline {
 /// A note with the fix-it that sets the training batch size to NewValue.
 Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue);
 
+/// Adds the fix-it of --set-batch-size=NewValue to Findings. It wins over
+/// any other fix-it on the same text (the batch-size suggestion, the memory
+/// capacity's): those keep their message, lose their edits, and say so.
+void addRequestedBatchSize(std::vector<Finding> &Findings,
+                           const BatchSizeSite &Site, int64_t NewValue);
+
+/// Whether two edits touch the same text of one file.
+bool editsOverlap(const TextEdit &A, const TextEdit &B);
+
 /// The YAML text clang-apply-replacements reads: the findings that carry a
 /// fix-it; optional ones (OptionalFix) only when IncludeOptional is set.
+/// One replacement per site: a finding whose edit overlaps one already
+/// taken is left out whole (clang-apply-replacements refuses a file with
+/// overlapping replacements, and would then change nothing).
 std::string fixesToYAML(llvm::StringRef MainSourceFile,
                         llvm::ArrayRef<Finding> Findings,
                         bool IncludeOptional = false);

@@ -370,10 +370,11 @@ llvm::Expected<std::string> generateProject(const InstrumentedProgram &Program,
   return std::move(Generated->first);
 }
 
-llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
-                                          const ProjectFlags &Flags,
-                                          const BuildOptions &Options,
-                                          llvm::raw_ostream &Progress) {
+/// buildProgram, its failures as the build said them.
+static llvm::Expected<BuiltProgram>
+buildProgramUnchecked(const InstrumentedProgram &Program,
+                      const ProjectFlags &Flags, const BuildOptions &Options,
+                      llvm::raw_ostream &Progress) {
   auto TorchDir = findTorchDir(Options.TorchDir, Options.BuildPath);
   if (!TorchDir)
     return TorchDir.takeError();
@@ -435,6 +436,36 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
   }
   Built.Recompiled = Output.find("no work to do") == std::string::npos;
   Built.Executable = BuildDir + "/skyline_instrumented";
+  return Built;
+}
+
+/// Below this much free space a build fails in ways that name something
+/// else (CMake's "CUDA compiler identification failed", a truncated object).
+static constexpr uint64_t MinFreeBuildBytes = 256ull << 20;
+
+/// The build's failure said as what it is where the disk is (nearly) full.
+static llvm::Error unlessDiskFull(llvm::StringRef Dir, llvm::Error Failure) {
+  llvm::ErrorOr<llvm::sys::fs::space_info> Space =
+      llvm::sys::fs::disk_space(Dir);
+  if (!Space || Space->available >= MinFreeBuildBytes)
+    return Failure;
+  llvm::consumeError(std::move(Failure));
+  return llvm::createStringError(
+      std::errc::no_space_on_device,
+      "the disk holding the work directory '%s' is full (%llu MiB free; the "
+      "instrumented build needs about %llu MiB): free some space, or give "
+      "--work-dir a directory on another disk",
+      Dir.str().c_str(), (unsigned long long)(Space->available >> 20),
+      (unsigned long long)(MinFreeBuildBytes >> 20));
+}
+
+llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
+                                          const ProjectFlags &Flags,
+                                          const BuildOptions &Options,
+                                          llvm::raw_ostream &Progress) {
+  auto Built = buildProgramUnchecked(Program, Flags, Options, Progress);
+  if (!Built)
+    return unlessDiskFull(Options.WorkDir, Built.takeError());
   return Built;
 }
 

@@ -4,6 +4,7 @@
 
 #include "skyline/Config.h"
 #include "skyline/FileHash.h"
+#include "skyline/FileOwnership.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/Process.h"
 
@@ -35,6 +36,11 @@ llvm::ArrayRef<const char *> runtimeSources() {
 namespace {
 
 constexpr const char *TorchSettingsFile = "torch-settings.cmake";
+/// Each object's name, size and SHA-256, written last into a new entry: an
+/// object truncated or replaced since is found before it is linked.
+constexpr const char *ManifestFile = "manifest";
+/// An object larger than this is no runtime object.
+constexpr uint64_t MaxObjectBytes = uint64_t(1) << 30;
 
 /// Dir made absolute: the instrumented project, in another directory,
 /// names the objects by these paths.
@@ -59,7 +65,17 @@ std::string runtimeCacheRoot() {
 
 std::string preambleDirectory() {
   std::string Root = runtimeCacheRoot();
-  return Root.empty() ? Root : Root + "/preamble";
+  if (Root.empty())
+    return Root;
+  // Preambles are read into every parse: none from a directory another
+  // user can write.
+  std::string Preambles = Root + "/preamble";
+  for (const std::string &Dir : {Root, Preambles})
+    if (llvm::Error E = makePrivateDirectory(Dir, "cache directory")) {
+      llvm::consumeError(std::move(E));
+      return "";
+    }
+  return Preambles;
 }
 
 namespace {
@@ -122,17 +138,62 @@ std::string torchSettings(const std::string &Directory) {
   return llvm::sys::fs::is_regular_file(Path) ? Path : "";
 }
 
-/// The objects of a complete entry; none when it is not there.
-std::optional<std::vector<std::string>>
-completeEntry(const std::string &Directory) {
-  std::vector<std::string> Objects;
+std::string objectOf(llvm::StringRef Source) {
+  return llvm::sys::path::stem(Source).str() + ".o";
+}
+
+/// The manifest of the objects in Directory.
+llvm::Expected<std::string> manifestOf(const std::string &Directory) {
+  std::string Manifest;
   for (llvm::StringRef Source : runtimeSources()) {
-    std::string Object =
-        Directory + "/" + llvm::sys::path::stem(Source).str() + ".o";
-    if (!llvm::sys::fs::is_regular_file(Object))
-      return std::nullopt;
-    Objects.push_back(Object);
+    std::string Object = Directory + "/" + objectOf(Source);
+    uint64_t Size = 0;
+    std::optional<std::string> Digest = sha256OfFile(Object, MaxObjectBytes);
+    if (!Digest || llvm::sys::fs::file_size(Object, Size))
+      return llvm::createStringError(std::errc::io_error, "cannot read %s",
+                                     Object.c_str());
+    Manifest +=
+        objectOf(Source) + " " + std::to_string(Size) + " " + *Digest + "\n";
   }
+  return Manifest;
+}
+
+/// What is wrong with the entry in Directory, in a few words; empty when it
+/// is complete and whole: every object the user's own, writable by no one
+/// else, and as the manifest written with it says.
+std::string entryProblem(const std::string &Directory) {
+  if (llvm::Error E = checkPrivate(Directory, "cache entry"))
+    return llvm::toString(std::move(E));
+  std::string ManifestPath = Directory + "/" + ManifestFile;
+  if (!llvm::sys::fs::is_regular_file(ManifestPath))
+    return "it has no manifest";
+  if (llvm::Error E = checkPrivate(ManifestPath, "manifest"))
+    return llvm::toString(std::move(E));
+  for (llvm::StringRef Source : runtimeSources()) {
+    std::string Object = Directory + "/" + objectOf(Source);
+    if (!llvm::sys::fs::is_regular_file(Object))
+      return objectOf(Source) + " is missing";
+    if (llvm::Error E = checkPrivate(Object, "cached object"))
+      return llvm::toString(std::move(E));
+  }
+  auto Manifest = manifestOf(Directory);
+  if (!Manifest)
+    return llvm::toString(Manifest.takeError());
+  auto Written = llvm::MemoryBuffer::getFile(ManifestPath);
+  if (!Written || (*Written)->getBuffer() != *Manifest)
+    return "an object is not as it was compiled (truncated or changed)";
+  return "";
+}
+
+bool entryExists(const std::string &Directory) {
+  return llvm::sys::fs::exists(Directory);
+}
+
+/// The objects of a complete entry.
+std::vector<std::string> objectsIn(const std::string &Directory) {
+  std::vector<std::string> Objects;
+  for (llvm::StringRef Source : runtimeSources())
+    Objects.push_back(Directory + "/" + objectOf(Source));
   return Objects;
 }
 
@@ -205,7 +266,10 @@ llvm::Error collectObjects(const std::string &BuildDir,
                                      Object->c_str(), Target.c_str(),
                                      Copy.message().c_str());
   }
-  return llvm::Error::success();
+  auto Manifest = manifestOf(Into);
+  if (!Manifest)
+    return Manifest.takeError();
+  return writeFileAtomically(Into + "/" + ManifestFile, *Manifest);
 }
 
 /// Compiles the runtime in Scratch and leaves its objects there.
@@ -278,14 +342,20 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
   std::string Entries = CacheRoot.str() + "/runtime";
   std::string Key = runtimeCacheKey(TorchDir).substr(0, 24);
   Runtime.Directory = Entries + "/" + Key;
-  if (auto Objects = completeEntry(Runtime.Directory)) {
-    Runtime.Objects = std::move(*Objects);
+  // Its objects are linked into the user's program: only from directories
+  // no other user can write.
+  for (const std::string &Dir : {CacheRoot.str(), Entries})
+    if (llvm::Error E = makePrivateDirectory(Dir, "cache directory"))
+      return llvm::createStringError(
+          std::errc::permission_denied,
+          "%s; remove it, or set SKYLINE_CACHE_DIR to a directory of your own",
+          llvm::toString(std::move(E)).c_str());
+  if (entryExists(Runtime.Directory) &&
+      entryProblem(Runtime.Directory).empty()) {
+    Runtime.Objects = objectsIn(Runtime.Directory);
     Runtime.TorchSettings = torchSettings(Runtime.Directory);
     return Runtime;
   }
-  if (std::error_code EC = llvm::sys::fs::create_directories(Entries))
-    return llvm::createStringError(EC, "cannot create %s: %s", Entries.c_str(),
-                                   EC.message().c_str());
   auto Start = std::chrono::steady_clock::now();
   int Lock = lockFile(Runtime.Directory + ".lock", WaitSeconds);
   if (Lock < 0)
@@ -295,13 +365,22 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
         Runtime.Directory.c_str());
   auto Unlock = llvm::make_scope_exit([&] { ::close(Lock); });
   // Another process may have compiled it while this one waited.
-  if (auto Objects = completeEntry(Runtime.Directory)) {
-    Runtime.Objects = std::move(*Objects);
-    Runtime.TorchSettings = torchSettings(Runtime.Directory);
-    Runtime.Seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-            .count();
-    return Runtime;
+  if (entryExists(Runtime.Directory)) {
+    std::string Problem = entryProblem(Runtime.Directory);
+    if (Problem.empty()) {
+      Runtime.Objects = objectsIn(Runtime.Directory);
+      Runtime.TorchSettings = torchSettings(Runtime.Directory);
+      Runtime.Seconds = std::chrono::duration<double>(
+                            std::chrono::steady_clock::now() - Start)
+                            .count();
+      return Runtime;
+    }
+    if (!ownedByCurrentUser(Runtime.Directory))
+      return llvm::createStringError(std::errc::permission_denied, "%s",
+                                     Problem.c_str());
+    Progress << "skyline-check: note: the cached runtime in "
+             << Runtime.Directory << " is damaged (" << Problem
+             << "); compiling it again\n";
   }
   Progress << "skyline-check: compiling skyline's runtime once for this "
               "LibTorch and compiler (cached in "
@@ -323,13 +402,13 @@ llvm::Expected<CachedRuntime> prepareRuntime(llvm::StringRef TorchDir,
     llvm::sys::fs::remove_directories(Scratch);
     return std::move(Compiled);
   }
-  auto Objects = completeEntry(Runtime.Directory);
-  if (!Objects)
+  std::string Problem = entryProblem(Runtime.Directory);
+  if (!Problem.empty())
     return llvm::createStringError(std::errc::no_such_file_or_directory,
-                                   "%s lost its objects",
-                                   Runtime.Directory.c_str());
+                                   "the runtime compiled into %s: %s",
+                                   Runtime.Directory.c_str(), Problem.c_str());
   Runtime.Compiled = true;
-  Runtime.Objects = std::move(*Objects);
+  Runtime.Objects = objectsIn(Runtime.Directory);
   Runtime.TorchSettings = torchSettings(Runtime.Directory);
   return Runtime;
 }

@@ -23,6 +23,7 @@
 #include "skyline/WorkDirectory.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
@@ -398,6 +399,34 @@ void printVerdict(const GateVerdict &Verdict, llvm::raw_ostream &Out) {
   Out << (Verdict.Regressed ? "REGRESSION" : "pass") << "\n";
 }
 
+/// The sources named beside --from-report: each must exist, and one the
+/// report does not describe is said (the answer is about the report's).
+llvm::Error checkSourcesOfReport(const CommandLineOptions &Options,
+                                 const SavedReport &Report,
+                                 DiagnosticPrinter &ErrPrinter) {
+  for (const std::string &Source : Options.Sources) {
+    if (!llvm::sys::fs::exists(Source))
+      return llvm::createStringError(
+          std::errc::no_such_file_or_directory,
+          "no such file: '%s' (named beside --from-report=%s)", Source.c_str(),
+          Options.FromReport.c_str());
+    llvm::sys::fs::UniqueID Given, Described;
+    bool Known = false;
+    if (!llvm::sys::fs::getUniqueID(Source, Given))
+      for (const std::string &Path : Report.Program.Sources)
+        Known = Known || (!llvm::sys::fs::getUniqueID(Path, Described) &&
+                          Described == Given);
+    if (!Known)
+      ErrPrinter.printPlain(
+          DiagLevel::Warning,
+          "'" + Source + "' is not a source of the program the report '" +
+              Options.FromReport + "' describes (" +
+              llvm::join(Report.Program.Sources, ", ") +
+              "); the answer is about that program");
+  }
+  return llvm::Error::success();
+}
+
 /// What every run ends with, measured now or read from a report: the
 /// Model stage, the rules, the gate, the terminal and the output files.
 int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
@@ -413,8 +442,7 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   if (Program.BatchSize)
     Findings = runRules({Program, Report.Measured, Model, Options.Rules});
   if (Options.SetBatchSize && Program.BatchSize)
-    Findings.push_back(
-        makeBatchSizeFix(*Program.BatchSize, *Options.SetBatchSize));
+    addRequestedBatchSize(Findings, *Program.BatchSize, *Options.SetBatchSize);
   if (!Options.FromReport.empty())
     if (llvm::Error E =
             dropStaleFixes(Options, Program, Findings, ErrPrinter)) {
@@ -537,6 +565,12 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
     return ExitToolError;
   };
+  for (const std::string &Note : Options.ConfigNotes)
+    ErrPrinter.printPlain(DiagLevel::Warning, Note);
+  if (!Options.ConfigFile.empty())
+    ErrPrinter.printPlain(DiagLevel::Note,
+                          "option defaults from config file '" +
+                              Options.ConfigFile + "'");
   // Before any work: a bad output path is found now, not after the runs.
   if (llvm::Error E =
           checkOutputPaths(requestedOutputs(Options), givenInputs(Options)))
@@ -550,6 +584,8 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     auto Saved = readReport(Options.FromReport);
     if (!Saved)
       return Fail(Saved.takeError());
+    if (llvm::Error E = checkSourcesOfReport(Options, *Saved, ErrPrinter))
+      return Fail(std::move(E));
     if (llvm::Error E = checkOutputsAgainstProgram(Options, Saved->Program))
       return Fail(std::move(E));
     return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out,
@@ -571,6 +607,8 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
     return Fail(Setup.takeError());
   for (const std::string &Warning : Setup->Warnings)
     ErrPrinter.printPlain(DiagLevel::Warning, Warning);
+  for (const std::string &Note : Setup->Notes)
+    ErrPrinter.printPlain(DiagLevel::Note, Note);
 
   FrontendOptions Frontend;
   Frontend.BatchSizeVar = Options.BatchSizeVar;

@@ -1,6 +1,7 @@
 //===- CompilationSetup.cpp - Finding compile commands --------------------===//
 
 #include "skyline/CompilationSetup.h"
+#include "skyline/CompileCommandSanitizer.h"
 #include "skyline/Config.h"
 #include "skyline/InputFile.h"
 
@@ -89,9 +90,23 @@ loadDatabaseIn(llvm::StringRef Dir) {
               checkInputFile(Path, "compile database", MaxJsonInputBytes))
         return std::move(E);
   }
+  // Loaded as clang's plugins load it, but without expanding response
+  // files: an @file is the sanitizer's to read or refuse (it may name a FIFO
+  // or a file outside the repository).
   std::string Error;
-  auto Database =
-      clang::tooling::CompilationDatabase::loadFromDirectory(Dir, Error);
+  std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  llvm::SmallString<256> Json(Dir);
+  llvm::sys::path::append(Json, "compile_commands.json");
+  if (llvm::sys::fs::exists(Json)) {
+    if (auto Loaded = clang::tooling::JSONCompilationDatabase::loadFromFile(
+            Json, Error, clang::tooling::JSONCommandLineSyntax::AutoDetect))
+      Database = clang::tooling::inferTargetAndDriverMode(std::move(Loaded));
+  } else {
+    llvm::SmallString<256> Flags(Dir);
+    llvm::sys::path::append(Flags, "compile_flags.txt");
+    Database =
+        clang::tooling::FixedCompilationDatabase::loadFromFile(Flags, Error);
+  }
   if (!Database)
     return corruptDatabase(Dir);
   // An empty list loads, and then every source is "skipped".
@@ -101,17 +116,51 @@ loadDatabaseIn(llvm::StringRef Dir) {
 }
 
 /// The nearest directory at or above the first source's that holds a
-/// database, as clang-tidy searches; nullptr when none does.
-llvm::Expected<std::unique_ptr<clang::tooling::CompilationDatabase>>
-findDatabaseAbove(llvm::StringRef Source) {
+/// database, as clang-tidy searches; empty when none does.
+std::string findDatabaseAbove(llvm::StringRef Source) {
   llvm::SmallString<256> Dir(Source);
   llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
   for (llvm::StringRef D = llvm::sys::path::parent_path(Dir); !D.empty();
        D = llvm::sys::path::parent_path(D))
     if (holdsDatabase(D))
-      return loadDatabaseIn(D);
-  return nullptr;
+      return D.str();
+  return "";
+}
+
+/// The directory holding Path's repository (its nearest ancestor with a
+/// .git), else Path's own directory.
+std::string repositoryOf(llvm::StringRef Path) {
+  llvm::SmallString<256> Dir(Path);
+  llvm::sys::fs::make_absolute(Dir);
+  llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  llvm::StringRef Own = llvm::sys::path::parent_path(Dir);
+  for (llvm::StringRef D = Own; !D.empty(); D = llvm::sys::path::parent_path(D))
+    if (hasFile(D, ".git"))
+      return D.str();
+  return Own.str();
+}
+
+/// Database with every command sanitized; the notes of the sources' own
+/// commands are taken now, so the caller says them before the parse.
+void sanitize(CompilationSetup &Setup,
+              std::unique_ptr<clang::tooling::CompilationDatabase> Database,
+              std::string Origin, std::string DatabaseDir,
+              llvm::ArrayRef<std::string> Sources) {
+  SanitizerOptions Options;
+  if (!DatabaseDir.empty())
+    Options.TrustedRoots.push_back(DatabaseDir);
+  for (const std::string &Source : Sources)
+    Options.TrustedRoots.push_back(repositoryOf(Source));
+  auto Safe = std::make_unique<SanitizedCompilationDatabase>(
+      std::move(Database), std::move(Origin), std::move(Options));
+  for (const std::string &Source : Sources) {
+    llvm::SmallString<256> Absolute(Source);
+    llvm::sys::fs::make_absolute(Absolute);
+    (void)Safe->getCompileCommands(Absolute);
+  }
+  Setup.Notes = Safe->takeNotes();
+  Setup.Database = std::move(Safe);
 }
 
 } // namespace
@@ -122,11 +171,13 @@ loadCompilationSetup(llvm::StringRef BuildPath,
                      llvm::ArrayRef<std::string> Sources) {
   CompilationSetup Setup;
   if (ExtraArgs) {
-    Setup.Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(
-        ".", *ExtraArgs);
+    sanitize(Setup,
+             std::make_unique<clang::tooling::FixedCompilationDatabase>(
+                 ".", *ExtraArgs),
+             "the flags after --", "", Sources);
     return std::move(Setup);
   }
-  std::unique_ptr<clang::tooling::CompilationDatabase> Database;
+  std::string DatabaseDir;
   if (!BuildPath.empty()) {
     llvm::sys::fs::file_status Status;
     if (llvm::sys::fs::status(BuildPath, Status))
@@ -144,19 +195,21 @@ loadCompilationSetup(llvm::StringRef BuildPath,
           "no compile_commands.json in '%s'; configure the build with "
           "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON, or give compiler flags after --",
           BuildPath.str().c_str());
-    auto Loaded = loadDatabaseIn(BuildPath);
+    DatabaseDir = BuildPath.str();
+  } else if (!Sources.empty()) {
+    DatabaseDir = findDatabaseAbove(Sources.front());
+  }
+  if (!DatabaseDir.empty()) {
+    auto Loaded = loadDatabaseIn(DatabaseDir);
     if (!Loaded)
       return Loaded.takeError();
-    Database = std::move(*Loaded);
-  } else if (!Sources.empty()) {
-    auto Found = findDatabaseAbove(Sources.front());
-    if (!Found)
-      return Found.takeError();
-    Database = std::move(*Found);
-  }
-  if (Database) {
-    Setup.Database =
-        clang::tooling::inferMissingCompileCommands(std::move(Database));
+    std::string Origin =
+        (hasFile(DatabaseDir, "compile_commands.json") ? "compile_commands.json"
+                                                       : "compile_flags.txt") +
+        std::string(" in '") + DatabaseDir + "'";
+    sanitize(Setup,
+             clang::tooling::inferMissingCompileCommands(std::move(*Loaded)),
+             std::move(Origin), DatabaseDir, Sources);
     return std::move(Setup);
   }
   Setup.Database = std::make_unique<clang::tooling::FixedCompilationDatabase>(

@@ -32,6 +32,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/VirtualFileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -619,6 +620,37 @@ tooling::ArgumentsAdjuster gccOnlyFlagRemover() {
   };
 }
 
+/// The real file system, where only regular files open: an #include of
+/// "/dev/stdin" would read the editor's JSON-RPC stream, of a FIFO would
+/// block the parse, of /dev/zero would never end. Clang reports the refusal
+/// at the #include as a file it cannot open.
+class NotRegularCategory : public std::error_category {
+public:
+  const char *name() const noexcept override { return "skyline"; }
+  std::string message(int) const override {
+    return "not a regular file (skyline-check reads no device or FIFO)";
+  }
+};
+
+std::error_code notRegularFile() {
+  static const NotRegularCategory Category;
+  return std::error_code(1, Category);
+}
+
+class RegularFilesOnly : public llvm::vfs::ProxyFileSystem {
+public:
+  RegularFilesOnly()
+      : llvm::vfs::ProxyFileSystem(llvm::vfs::getRealFileSystem()) {}
+
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>>
+  openFileForRead(const llvm::Twine &Path) override {
+    llvm::ErrorOr<llvm::vfs::Status> Status = status(Path);
+    if (Status && !Status->isRegularFile() && !Status->isDirectory())
+      return notRegularFile();
+    return ProxyFileSystem::openFileForRead(Path);
+  }
+};
+
 llvm::Error checkSources(llvm::ArrayRef<std::string> Sources) {
   for (const std::string &Source : Sources) {
     llvm::sys::fs::file_status Status;
@@ -656,7 +688,9 @@ analyzeProgram(const tooling::CompilationDatabase &DB,
                const FrontendOptions &Options) {
   if (llvm::Error Err = checkSources(Sources))
     return std::move(Err);
-  tooling::ClangTool Tool(DB, Sources);
+  tooling::ClangTool Tool(DB, Sources,
+                          std::make_shared<PCHContainerOperations>(),
+                          llvm::makeIntrusiveRefCnt<RegularFilesOnly>());
   Tool.appendArgumentsAdjuster(gccOnlyFlagRemover());
   Tool.appendArgumentsAdjuster(tooling::getClangStripDependencyFileAdjuster());
   Tool.appendArgumentsAdjuster(tooling::getInsertArgumentAdjuster(

@@ -15,6 +15,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cerrno>
+#include <csignal>
 #include <unistd.h>
 
 namespace skyline {
@@ -89,19 +91,47 @@ constexpr llvm::StringLiteral PathFlags[] = {"-I",
 /// makes another .pch.
 constexpr llvm::StringLiteral BuildFlags[] = {"-fpch-instantiate-templates"};
 
-/// Removes Temporary and what clang made of it (clang writes its output to
-/// a file named after it first, and a killed clang leaves that behind).
-void removeTemporaries(llvm::StringRef Temporary) {
+/// Whether File is Temporary or what clang made of it: clang writes its
+/// output to "<stem>-XXXXXXXX.pch.tmp" first (Temporary's stem, a random
+/// part, its extension and ".tmp"), and a killed or failed clang leaves it.
+bool isTemporaryOf(llvm::StringRef File, llvm::StringRef Temporary) {
   llvm::StringRef Name = llvm::sys::path::filename(Temporary);
+  llvm::StringRef Stem = llvm::sys::path::stem(Name);
+  return File == Name || File.starts_with((Name + "-").str()) ||
+         File.starts_with((Stem + "-").str());
+}
+
+/// Removes Temporary and what clang made of it.
+void removeTemporaries(llvm::StringRef Temporary) {
   std::error_code EC;
   std::vector<std::string> Found;
   for (llvm::sys::fs::directory_iterator
            It(llvm::sys::path::parent_path(Temporary), EC),
        End;
-       It != End && !EC; It.increment(EC)) {
+       It != End && !EC; It.increment(EC))
     // Only this build's: another process's name may share the prefix.
+    if (isTemporaryOf(llvm::sys::path::filename(It->path()), Temporary))
+      Found.push_back(It->path());
+  for (const std::string &Path : Found)
+    llvm::sys::fs::remove(Path);
+}
+
+/// Removes the temporaries of builds whose process is gone (killed with
+/// SIGKILL, or on a machine that rebooted): "<key>.tmp<pid>..." files.
+void removeOrphanedTemporaries(llvm::StringRef Directory) {
+  std::error_code EC;
+  std::vector<std::string> Found;
+  for (llvm::sys::fs::directory_iterator It(Directory, EC), End;
+       It != End && !EC; It.increment(EC)) {
     llvm::StringRef File = llvm::sys::path::filename(It->path());
-    if (File == Name || File.starts_with((Name + "-").str()))
+    size_t At = File.find(".tmp");
+    if (At == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef Digits = File.drop_front(At + 4).take_while(llvm::isDigit);
+    unsigned Pid = 0;
+    if (Digits.empty() || Digits.getAsInteger(10, Pid) || Pid == 0)
+      continue;
+    if (::kill(pid_t(Pid), 0) != 0 && errno == ESRCH)
       Found.push_back(It->path());
   }
   for (const std::string &Path : Found)
@@ -309,6 +339,7 @@ PreambleBuild::start(const PreamblePlan &Plan,
   if (!Existing || (*Existing)->getBuffer() != Plan.Text)
     if (llvm::Error E = writeFileAtomically(Header, Plan.Text))
       return std::move(E);
+  removeOrphanedTemporaries(llvm::sys::path::parent_path(Pch));
   Build->Temporary =
       (Pch.drop_back(4) + ".tmp" + std::to_string(::getpid()) + ".pch").str();
   // The front end's own command, its source replaced by the preamble.
@@ -328,6 +359,8 @@ PreambleBuild::start(const PreamblePlan &Plan,
   // preamble took 4 of the 5.6 s clang spent on mnist).
   for (llvm::StringRef Flag : BuildFlags)
     Arguments.push_back(Flag.str());
+  // A crashing clang writes no reproducer outside the cache.
+  Arguments.push_back("-fno-crash-diagnostics");
   llvm::append_range(Arguments,
                      std::vector<std::string>{"-x", "c++-header", Header, "-o",
                                               Build->Temporary});

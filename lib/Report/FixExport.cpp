@@ -7,6 +7,7 @@
 
 #include "clang/Tooling/Core/Diagnostic.h"
 #include "clang/Tooling/DiagnosticsYaml.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/YAMLTraits.h"
@@ -25,6 +26,30 @@ Finding makeBatchSizeFix(const BatchSizeSite &Site, int64_t NewValue) {
   return F;
 }
 
+bool editsOverlap(const TextEdit &A, const TextEdit &B) {
+  if (A.Range.File != B.Range.File)
+    return false;
+  unsigned AEnd = A.Range.Offset + std::max(A.Range.Length, 1u);
+  unsigned BEnd = B.Range.Offset + std::max(B.Range.Length, 1u);
+  return A.Range.Offset < BEnd && B.Range.Offset < AEnd;
+}
+
+void addRequestedBatchSize(std::vector<Finding> &Findings,
+                           const BatchSizeSite &Site, int64_t NewValue) {
+  Finding Requested = makeBatchSizeFix(Site, NewValue);
+  for (Finding &F : Findings) {
+    bool Overlaps = llvm::any_of(F.Edits, [&](const TextEdit &Edit) {
+      return editsOverlap(Edit, Requested.Edits.front());
+    });
+    if (!Overlaps)
+      continue;
+    F.Edits.clear();
+    F.Message += "; its fix-it is left out: --set-batch-size=" +
+                 std::to_string(NewValue) + " sets this line";
+  }
+  Findings.push_back(std::move(Requested));
+}
+
 // A top-level diagnostic in clang-tidy's file is a warning or an error; our
 // notes with a fix-it (a requested batch size, a scaled rate) go as warnings.
 static clang::tooling::Diagnostic::Level toolingLevel(DiagLevel Level) {
@@ -37,9 +62,17 @@ std::string fixesToYAML(llvm::StringRef MainSourceFile,
                         bool IncludeOptional) {
   clang::tooling::TranslationUnitDiagnostics TU;
   TU.MainSourceFile = MainSourceFile.str();
+  std::vector<TextEdit> Taken;
   for (const Finding &F : Findings) {
     if (F.Edits.empty() || (F.OptionalFix && !IncludeOptional))
       continue;
+    if (llvm::any_of(F.Edits, [&](const TextEdit &Edit) {
+          return llvm::any_of(Taken, [&](const TextEdit &Other) {
+            return editsOverlap(Edit, Other);
+          });
+        }))
+      continue;
+    llvm::append_range(Taken, F.Edits);
     clang::tooling::DiagnosticMessage Message;
     Message.Message = F.Message;
     Message.FilePath = F.At.File;

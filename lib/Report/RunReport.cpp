@@ -6,6 +6,7 @@
 #include "skyline/MeasuredRunYAML.h"
 #include "skyline/OtherWork.h"
 #include "skyline/ProgramModelYAML.h"
+#include "skyline/TerminalText.h"
 #include "skyline/Units.h"
 #include "skyline/YamlFields.h"
 
@@ -39,8 +40,7 @@ void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
     }
 }
 
-void nameSetupStatements(Measurement &M,
-                         const std::vector<SetupEntry> &Table) {
+void nameSetupStatements(Measurement &M, const std::vector<SetupEntry> &Table) {
   for (MeasuredRun &Run : M.Runs)
     llvm::erase_if(Run.SetupStatements, [&](SetupMeasure &Setup) {
       if (Setup.Statement < 0 || size_t(Setup.Statement) >= Table.size() ||
@@ -81,8 +81,8 @@ void printSetupStatements(const MeasuredRun &Run, llvm::raw_ostream &OS) {
   for (size_t I = 0; I < Run.SetupStatements.size() && I < 5; ++I) {
     const SetupMeasure &Setup = Run.SetupStatements[I];
     OS << (I ? ", " : " ") << formatBytes(Setup.Bytes) << " by "
-       << Setup.File << ":" << Setup.Line << " '"
-       << Setup.Text << "'";
+       << escapeForTerminal(Setup.File) << ":" << Setup.Line << " '"
+       << escapeForTerminal(Setup.Text) << "'";
   }
   if (Run.SetupStatements.size() > 5)
     OS << " and " << Run.SetupStatements.size() - 5 << " more statements";
@@ -106,9 +106,9 @@ void printLayers(const MeasuredRun &Run, llvm::raw_ostream &OS) {
                        Layer.BackwardMs,
                        formatBytes(Layer.ActivationBytes).c_str(),
                        formatBytes(Layer.WeightBytes).c_str())
-       << (Layer.Name.empty() ? "(unscoped)" : Layer.Name);
+       << (Layer.Name.empty() ? "(unscoped)" : escapeForTerminal(Layer.Name));
     if (!Layer.File.empty())
-      OS << " (" << Layer.File << ":" << Layer.Line << ")";
+      OS << " (" << escapeForTerminal(Layer.File) << ":" << Layer.Line << ")";
     OS << "\n";
   }
 }
@@ -120,15 +120,16 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
   OS << "device: " << nameOf(M.Device);
   if (!M.DeviceName.empty() &&
       !llvm::StringRef(M.DeviceName).equals_insensitive(nameOf(M.Device)))
-    OS << " (" << M.DeviceName << ")";
+    OS << " (" << escapeForTerminal(M.DeviceName) << ")";
   if (M.Threads > 0)
     OS << ", " << M.Threads << (M.Threads == 1 ? " thread" : " threads");
   if (!M.MallocThresholdsUsed.empty())
-    OS << ", malloc thresholds " << M.MallocThresholdsUsed;
+    OS << ", malloc thresholds " << escapeForTerminal(M.MallocThresholdsUsed);
   OS << ", memory capacity " << formatBytes(M.MemoryCapacityBytes) << "\n";
   // The times hold for the program run the same way, which is up to the user.
   if (!M.GlibcTunables.empty())
-    OS << "malloc: the runs had GLIBC_TUNABLES=" << M.GlibcTunables
+    OS << "malloc: the runs had GLIBC_TUNABLES="
+       << escapeForTerminal(M.GlibcTunables)
        << "; train with it set to get these times (docs/user-guide.md)\n";
   OS << "batch size iterations iteration ms (median ± sd)    samples/s    peak "
         "memory\n";
@@ -191,8 +192,7 @@ std::string bracket(Interval Range, const char *Format) {
   std::snprintf(Low, sizeof(Low), Format, Range.Low);
   std::snprintf(High, sizeof(High), Format, Range.High);
   bool Unbounded = !(Range.High < UnboundedAbove);
-  return std::string("(") + Low + ".." + (Unbounded ? "unbounded" : High) +
-         ")";
+  return std::string("(") + Low + ".." + (Unbounded ? "unbounded" : High) + ")";
 }
 
 std::string bracketBytes(Interval Range) {
@@ -381,9 +381,9 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
     Out << YAML::Key << "batch_size" << YAML::Value << A.Suggested->BatchSize;
     Out << YAML::Key << "from" << YAML::Value << A.CurrentBatchSize;
     Out << YAML::Key << "gain" << YAML::Value << A.Suggested->Gain;
-    Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
-        << YAML::BeginSeq << A.Suggested->GainRange.Low
-        << A.Suggested->GainRange.High << YAML::EndSeq;
+    Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow << YAML::BeginSeq
+        << A.Suggested->GainRange.Low << A.Suggested->GainRange.High
+        << YAML::EndSeq;
     Out << YAML::Key << "measured_only" << YAML::Value
         << A.Suggested->MeasuredOnly;
     Out << YAML::Key << "predicted" << YAML::Value;

@@ -4,6 +4,7 @@
 
 #include "skyline/InputFile.h"
 #include "skyline/Rules.h"
+#include "skyline/TerminalText.h"
 
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -54,14 +55,19 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File,
                               unsigned Line, unsigned Column, unsigned Length,
                               llvm::StringRef Message, llvm::StringRef Rule,
                               std::optional<std::string> FixIt) {
-  OS << DisplayPath(File) << ":" << Line << ":" << Column << ": "
-     << diagLevelName(Level) << ": " << Message;
+  // Names in the message come from sources and reports: escaped, so none
+  // drives the terminal or starts a line CI reads as a command.
+  OS << escapeForTerminal(DisplayPath(File)) << ":" << Line << ":" << Column
+     << ": " << diagLevelName(Level) << ": " << escapeForTerminal(Message);
   if (!Rule.empty())
-    OS << " [" << Rule << "]";
+    OS << " [" << escapeForTerminal(Rule) << "]";
   OS << "\n";
   std::optional<std::string> Text = lineText(File, Line);
   if (!Text || Column == 0)
     return;
+  *Text = escapeForTerminal(*Text);
+  if (FixIt)
+    FixIt = escapeForTerminal(*FixIt);
   OS << *Text << "\n";
   // Tabs keep their width so the caret lines up under the source.
   std::string Indent;
@@ -91,7 +97,10 @@ void DiagnosticPrinter::print(const Finding &F) {
 }
 
 void DiagnosticPrinter::printPlain(DiagLevel Level, llvm::StringRef Message) {
-  OS << "skyline-check: " << diagLevelName(Level) << ": " << Message << "\n";
+  // Several lines by design (a build log's tail); the names in it are the
+  // sources', escaped but for line ends.
+  OS << "skyline-check: " << diagLevelName(Level) << ": "
+     << escapeForTerminalKeepingLines(Message) << "\n";
 }
 
 static std::string describeBatchSize(const BatchSizeSite &Site,

@@ -5,6 +5,8 @@
 
 #include "skyline/RuntimeCache.h"
 
+#include "skyline/FileHash.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
@@ -12,8 +14,11 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <string>
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace skyline;
 
@@ -92,13 +97,29 @@ TEST(RuntimeCacheTest, TheKeyChangesWithWhatDecidesTheObjects) {
   EXPECT_NE(runtimeCacheKey("/opt/libtorch/share/cmake/Torch"), Base);
 }
 
+/// Entry as prepareRuntime leaves it: an object of Text for each runtime
+/// source, and the manifest of their names, sizes and SHA-256s.
+void writeEntry(const std::string &Entry, const std::string &Text = "obj") {
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Entry));
+  std::string Manifest;
+  for (llvm::StringRef Source : runtimeSources()) {
+    std::string Name = llvm::sys::path::stem(Source).str() + ".o";
+    std::ofstream(Entry + "/" + Name) << Text;
+    Manifest +=
+        Name + " " + std::to_string(Text.size()) + " " + sha256Hex(Text) + "\n";
+  }
+  std::ofstream(Entry + "/manifest") << Manifest;
+}
+
+std::string entryOf(const std::string &Root, const std::string &Torch) {
+  return Root + "/runtime/" + runtimeCacheKey(Torch).substr(0, 24);
+}
+
 TEST(RuntimeCacheTest, ACompleteEntryIsUsedAsItIs) {
   std::string Root = tempDir();
   std::string Torch = "/nonexistent/libtorch/share/cmake/Torch";
-  std::string Entry = Root + "/runtime/" + runtimeCacheKey(Torch).substr(0, 24);
-  ASSERT_FALSE(llvm::sys::fs::create_directories(Entry));
-  for (llvm::StringRef Source : runtimeSources())
-    std::ofstream(Entry + "/" + llvm::sys::path::stem(Source).str() + ".o");
+  std::string Entry = entryOf(Root, Torch);
+  writeEntry(Entry);
   std::string Notes;
   llvm::raw_string_ostream Progress(Notes);
   auto Runtime = prepareRuntime(Torch, Root, Progress);
@@ -137,6 +158,114 @@ TEST(RuntimeCacheTest, AFailedCompileLeavesNoEntry) {
     if (!llvm::StringRef(It->path()).ends_with(".lock"))
       ++Entries;
   EXPECT_EQ(Entries, 0u) << "no entry and no scratch directory";
+  llvm::sys::fs::remove_directories(Root);
+}
+
+/// A damaged entry is never linked: it is compiled again (here that fails,
+/// no LibTorch being there, which shows it was not taken as it was).
+TEST(RuntimeCacheTest, ADamagedEntryIsCompiledAgainNotLinked) {
+  std::string Torch = "/nonexistent/libtorch/share/cmake/Torch";
+  struct Damage {
+    const char *Name;
+    std::function<void(const std::string &)> Do;
+    const char *Said;
+  };
+  const Damage Damages[] = {
+      {"truncated object",
+       [](const std::string &Entry) {
+         std::ofstream(Entry + "/Runtime.o") << "ob";
+       },
+       "an object is not as it was compiled (truncated or changed)"},
+      {"object with code added",
+       [](const std::string &Entry) {
+         std::ofstream(Entry + "/Runtime.o", std::ios::app) << "evil";
+       },
+       "an object is not as it was compiled (truncated or changed)"},
+      {"missing object",
+       [](const std::string &Entry) {
+         llvm::sys::fs::remove(Entry + "/Cupti.o");
+       },
+       "Cupti.o is missing"},
+      {"no manifest",
+       [](const std::string &Entry) {
+         llvm::sys::fs::remove(Entry + "/manifest");
+       },
+       "it has no manifest"},
+      {"object writable by others",
+       [](const std::string &Entry) {
+         ::chmod((Entry + "/Runtime.o").c_str(), 0666);
+       },
+       "is writable by everyone"}};
+  for (const Damage &D : Damages) {
+    SCOPED_TRACE(D.Name);
+    std::string Root = tempDir();
+    std::string Entry = entryOf(Root, Torch);
+    writeEntry(Entry);
+    D.Do(Entry);
+    std::string Notes;
+    llvm::raw_string_ostream Progress(Notes);
+    auto Runtime = prepareRuntime(Torch, Root, Progress);
+    ASSERT_FALSE(bool(Runtime)) << "a damaged entry was used";
+    EXPECT_NE(llvm::toString(Runtime.takeError())
+                  .find("compiling the runtime failed"),
+              std::string::npos);
+    EXPECT_NE(Notes.find("the cached runtime in " + Entry + " is damaged ("),
+              std::string::npos)
+        << Notes;
+    EXPECT_NE(Notes.find(D.Said), std::string::npos) << Notes;
+    EXPECT_FALSE(llvm::sys::fs::exists(Entry)) << "the damaged entry is gone";
+    llvm::sys::fs::remove_directories(Root);
+  }
+}
+
+TEST(RuntimeCacheTest, ANewCacheIsPrivate) {
+  std::string Parent = tempDir();
+  std::string Root = Parent + "/cache";
+  std::string Torch = "/nonexistent/libtorch/share/cmake/Torch";
+  std::string Notes;
+  llvm::raw_string_ostream Progress(Notes);
+  llvm::consumeError(prepareRuntime(Torch, Root, Progress).takeError());
+  for (const std::string &Dir : {Root, Root + "/runtime"}) {
+    struct stat Status;
+    ASSERT_EQ(::stat(Dir.c_str(), &Status), 0) << Dir;
+    EXPECT_EQ(Status.st_mode & 077, 0u) << Dir << " is open to others";
+  }
+  llvm::sys::fs::remove_directories(Parent);
+}
+
+TEST(RuntimeCacheTest, ACacheOthersCanWriteIsNotUsed) {
+  std::string Root = tempDir();
+  std::string Torch = "/nonexistent/libtorch/share/cmake/Torch";
+  writeEntry(entryOf(Root, Torch));
+  ASSERT_EQ(::chmod(Root.c_str(), 0777), 0);
+  std::string Notes;
+  llvm::raw_string_ostream Progress(Notes);
+  auto Runtime = prepareRuntime(Torch, Root, Progress);
+  ASSERT_FALSE(bool(Runtime));
+  EXPECT_EQ(llvm::toString(Runtime.takeError()),
+            "cache directory '" + Root +
+                "' is writable by everyone: another user could put code in "
+                "it; remove it, or set SKYLINE_CACHE_DIR to a directory of "
+                "your own");
+  llvm::sys::fs::remove_directories(Root);
+}
+
+TEST(RuntimeCacheTest, ACacheAnotherUserOwnsIsNotUsed) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "making a directory another user owns needs root";
+  std::string Root = tempDir();
+  std::string Torch = "/nonexistent/libtorch/share/cmake/Torch";
+  writeEntry(entryOf(Root, Torch));
+  ASSERT_EQ(::chown(Root.c_str(), 65534, 65534), 0);
+  std::string Notes;
+  llvm::raw_string_ostream Progress(Notes);
+  auto Runtime = prepareRuntime(Torch, Root, Progress);
+  ASSERT_FALSE(bool(Runtime));
+  EXPECT_EQ(llvm::toString(Runtime.takeError()),
+            "cache directory '" + Root +
+                "' is owned by uid 65534, not by you (uid 0): another user "
+                "could put code in it; remove it, or set SKYLINE_CACHE_DIR to "
+                "a directory of your own");
   llvm::sys::fs::remove_directories(Root);
 }
 

@@ -12,6 +12,7 @@
 #include "OptionTable.h"
 
 #include "skyline/Config.h"
+#include "skyline/FileOwnership.h"
 #include "skyline/InputFile.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -40,17 +41,35 @@ const char *const Usage =
     "directory above the first source, or from the flags after --; without\n"
     "either, the LibTorch headers skyline-check was built with are used.\n";
 
-/// The nearest .skyline.yaml in Dir or above it.
-std::string findConfigFile(llvm::StringRef Start) {
+/// The nearest .skyline.yaml in Start or above it, as git finds a
+/// repository: the search stops at the repository's root (a directory with
+/// a .git) and at a directory another user owns, and a file another user
+/// owns is not read (Ignored says why), since one planted above a clone
+/// could point the tool at a hostile build or link an object into the
+/// measured program.
+std::string findConfigFile(llvm::StringRef Start,
+                           std::vector<std::string> &Ignored) {
   llvm::SmallString<256> Dir(Start);
   llvm::sys::fs::make_absolute(Dir);
   llvm::sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
   for (llvm::StringRef D = Dir; !D.empty();
        D = llvm::sys::path::parent_path(D)) {
+    if (!ownedByCurrentUser(D))
+      return "";
     llvm::SmallString<256> Candidate(D);
     llvm::sys::path::append(Candidate, ".skyline.yaml");
-    if (llvm::sys::fs::is_regular_file(Candidate))
+    if (llvm::sys::fs::is_regular_file(Candidate)) {
+      if (llvm::Error E = checkPrivate(Candidate, "config file")) {
+        Ignored.push_back("ignored " + llvm::toString(std::move(E)) +
+                          "; give it with --config=FILE to use it");
+        return "";
+      }
       return std::string(Candidate);
+    }
+    llvm::SmallString<256> Git(D);
+    llvm::sys::path::append(Git, ".git");
+    if (llvm::sys::fs::exists(Git))
+      return "";
   }
   return "";
 }
@@ -193,15 +212,18 @@ llvm::Error parseArguments(const std::vector<std::string> &Args,
 /// The file named by --config, else the nearest .skyline.yaml above the
 /// first source (the current directory's without sources); none for --help
 /// and --version.
-std::string configFileFor(const po::variables_map &Values) {
+std::string configFileFor(const po::variables_map &Values,
+                          std::vector<std::string> &Ignored) {
   if (Values.count("config"))
     return Values["config"].as<std::string>();
   if (Values.count("help") || Values.count("version"))
     return "";
   if (!Values.count("source"))
-    return findConfigFile(".");
-  return findConfigFile(llvm::sys::path::parent_path(
-      Values["source"].as<std::vector<std::string>>().front()));
+    return findConfigFile(".", Ignored);
+  return findConfigFile(
+      llvm::sys::path::parent_path(
+          Values["source"].as<std::vector<std::string>>().front()),
+      Ignored);
 }
 
 /// Adds the config file's values under the command line's: the command line
@@ -285,7 +307,8 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   po::variables_map Values;
   if (llvm::Error E = parseArguments(Split.Options, Visible, Values))
     return usageErrorOf(std::move(E));
-  std::string ConfigFile = configFileFor(Values);
+  std::vector<std::string> ConfigNotes;
+  std::string ConfigFile = configFileFor(Values, ConfigNotes);
   if (!ConfigFile.empty())
     if (llvm::Error E = storeConfig(ConfigFile, Table, Visible, Values))
       return usageErrorOf(std::move(E));
@@ -304,6 +327,7 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
     Options.Sources = Values["source"].as<std::vector<std::string>>();
   Options.ExtraArgs = std::move(Split.CompileCommand);
   Options.ConfigFile = ConfigFile;
+  Options.ConfigNotes = std::move(ConfigNotes);
   // Without an input no other option is worth checking.
   const po::variable_value &FromReport = Values["from-report"];
   if (Options.Sources.empty() &&
