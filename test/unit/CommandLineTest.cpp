@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -253,6 +255,60 @@ TEST(CommandLineTest, HelpAndVersion) {
   ASSERT_TRUE(std::get_if<HelpRequest>(&Version));
   EXPECT_NE(std::get<HelpRequest>(Version).Text.find("skyline-check version"),
             std::string::npos);
+}
+
+/// A .skyline.yaml planted above the repository, or one another user owns,
+/// is not obeyed: the search stops at the repository's root (.git) and at
+/// a directory or file that is not the user's, and says what it ignored.
+TEST(CommandLineTest, TheConfigSearchStopsAtTheRepositoryAndAnotherOwner) {
+  std::string Top = ::testing::TempDir() + "skyline-config-trust";
+  std::string Repo = Top + "/repo";
+  std::string Setup = "rm -rf " + Top + " && mkdir -p " + Repo + "/.git " +
+                      Repo + "/src && printf 'round-to: 64\\n' > " + Top +
+                      "/.skyline.yaml";
+  ASSERT_EQ(std::system(Setup.c_str()), 0);
+  std::string Source = Repo + "/src/train.cpp";
+  auto AboveTheRepository = parse({Source.c_str()});
+  auto *Options = std::get_if<CommandLineOptions>(&AboveTheRepository);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->ConfigFile, "") << "above the .git: not the repository's";
+  EXPECT_EQ(Options->Rules.Model.RoundTo, 8) << "the default";
+
+  // Inside the repository it is read; with --config, from anywhere.
+  std::string Inside = "cp " + Top + "/.skyline.yaml " + Repo + "/";
+  ASSERT_EQ(std::system(Inside.c_str()), 0);
+  auto InTheRepository = parse({Source.c_str()});
+  Options = std::get_if<CommandLineOptions>(&InTheRepository);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->ConfigFile, Repo + "/.skyline.yaml");
+  EXPECT_EQ(Options->Rules.Model.RoundTo, 64);
+
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "files another user owns need root to make";
+  // Another user's file in the repository: ignored, and said.
+  std::string Chown = "chown 65534 " + Repo + "/.skyline.yaml";
+  ASSERT_EQ(std::system(Chown.c_str()), 0);
+  auto Foreign = parse({Source.c_str()});
+  Options = std::get_if<CommandLineOptions>(&Foreign);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->ConfigFile, "");
+  ASSERT_EQ(Options->ConfigNotes.size(), 1u);
+  EXPECT_EQ(Options->ConfigNotes[0],
+            "ignored config file '" + Repo +
+                "/.skyline.yaml' is owned by uid 65534, not by you (uid 0): "
+                "another user could put code in it; give it with "
+                "--config=FILE to use it");
+  // A directory another user owns ends the search before its config.
+  std::string Move = "rm " + Repo + "/.skyline.yaml && rm -r " + Repo +
+                     "/.git && chown 65534 " + Repo;
+  ASSERT_EQ(std::system(Move.c_str()), 0);
+  auto PastAnOwner = parse({Source.c_str()});
+  Options = std::get_if<CommandLineOptions>(&PastAnOwner);
+  ASSERT_TRUE(Options);
+  EXPECT_EQ(Options->ConfigFile, "")
+      << "the search stopped at the directory another user owns";
+  std::string Cleanup = "rm -rf " + Top;
+  std::system(Cleanup.c_str());
 }
 
 } // namespace

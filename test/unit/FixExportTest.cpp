@@ -113,4 +113,31 @@ TEST(FixExportTest, Sha256IsTheStandardOne) {
                               "b410ff61f20015ad");
 }
 
+TEST(FixExportTest, OneReplacementPerSite) {
+  BatchSizeSite Site;
+  Site.Name = "kBatch";
+  Site.Value = 64;
+  Site.Literal = {"train.cpp", 3, 33, 58, 2};
+  Finding Suggested = makeBatchSizeFix(Site, 288);
+  Suggested.Level = DiagLevel::Warning;
+  Suggested.Message = "batch size 64 is below the throughput knee";
+  std::vector<Finding> Findings{Suggested};
+  addRequestedBatchSize(Findings, Site, 100);
+  ASSERT_EQ(Findings.size(), 2u);
+  EXPECT_TRUE(Findings[0].Edits.empty()) << "--set-batch-size wins";
+  EXPECT_EQ(Findings[0].Message,
+            "batch size 64 is below the throughput knee; its fix-it is left "
+            "out: --set-batch-size=100 sets this line");
+  std::string YAML = fixesToYAML("train.cpp", Findings);
+  EXPECT_EQ(llvm::StringRef(YAML).count("ReplacementText"), 1u) << YAML;
+  EXPECT_NE(YAML.find("ReplacementText: '100'"), std::string::npos) << YAML;
+
+  // Two rules' fix-its on one literal: the first is exported, not both.
+  std::vector<Finding> Both{makeBatchSizeFix(Site, 288),
+                            makeBatchSizeFix(Site, 1000)};
+  std::string Exported = fixesToYAML("train.cpp", Both);
+  EXPECT_EQ(llvm::StringRef(Exported).count("ReplacementText"), 1u);
+  EXPECT_NE(Exported.find("ReplacementText: '288'"), std::string::npos);
+}
+
 } // namespace

@@ -2,6 +2,7 @@
 // line, and a caret under the range.
 
 #include "skyline/TextReport.h"
+#include "skyline/TerminalText.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
@@ -52,6 +53,21 @@ TEST(TextReportTest, SummaryCountsEverything) {
   EXPECT_NE(OS.str().find("3 modules, 1 module call, 1 training loop in 2 sources"),
             std::string::npos)
       << OS.str();
+}
+
+TEST(TextReportTest, NamesFromOutsideAreEscaped) {
+  EXPECT_EQ(escapeForTerminal("conv\x1b]8;;http://x\x07" "a\n::error file=x::y\r"
+                              "\x7f\t\xc2\x9b\xc3\xa9"),
+            "conv\\x1b]8;;http://x\\x07a\\n::error file=x::y\\r\\x7f\t"
+            "\\u009b\xc3\xa9");
+  EXPECT_EQ(escapeForTerminalKeepingLines("a\nb\x1b"), "a\nb\\x1b");
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  DiagnosticPrinter Printer(OS, [](llvm::StringRef P) { return P.str(); });
+  Printer.print(DiagLevel::Warning, "missing.cpp", 3, 1, 1,
+                "layer 'a\n::error file=x.cpp::pwned' is hot", "skyline-hot-layer");
+  EXPECT_EQ(Text, "missing.cpp:3:1: warning: layer 'a\\n::error "
+                  "file=x.cpp::pwned' is hot [skyline-hot-layer]\n");
 }
 
 } // namespace
