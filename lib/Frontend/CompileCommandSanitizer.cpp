@@ -140,14 +140,21 @@ bool isClangClCommand(llvm::ArrayRef<std::string> CommandLine) {
   std::string Compiler = llvm::sys::path::stem(CommandLine.front()).lower();
   if (Compiler == "clang-cl" || Compiler == "cl")
     return true;
-  return llvm::is_contained(CommandLine.drop_front(), "--driver-mode=cl");
+  for (const std::string &Arg : CommandLine.drop_front()) {
+    if (Arg == "--")
+      return false; // inputs follow, whatever they are named
+    if (Arg == "--driver-mode=cl")
+      return true;
+  }
+  return false;
 }
 
 class Sanitizer {
 public:
   Sanitizer(llvm::StringRef Directory, llvm::StringRef Filename,
             const SanitizerOptions &Options)
-      : Directory(Directory), Source(absoluteIn(Directory, Filename)) {
+      : Directory(Directory), Filename(Filename),
+        Source(absoluteIn(Directory, Filename)) {
     for (const std::string &Root : Options.TrustedRoots)
       if (!Root.empty())
         Roots.push_back(realPathOr(absoluteIn(Directory, Root)));
@@ -164,12 +171,19 @@ public:
            "is an MSVC-style (clang-cl) command, which skyline-check does not "
            "read"});
       Result.Arguments.front() = "clang++";
-      Result.Arguments.push_back(Source);
+      Result.Arguments.push_back("--");
+      Result.Arguments.push_back(Filename);
       return Result;
     }
     std::vector<std::string> Expanded;
-    for (const std::string &Arg : CommandLine.drop_front())
-      expand(Arg, Expanded, Result.Dropped, /*Nested=*/false);
+    bool Inputs = false; // past "--": names, not options or response files
+    for (const std::string &Arg : CommandLine.drop_front()) {
+      if (Inputs)
+        Expanded.push_back(Arg);
+      else
+        expand(Arg, Expanded, Result.Dropped, /*Nested=*/false);
+      Inputs = Inputs || Arg == "--";
+    }
     keepSafeOptions(Expanded, Result);
     return Result;
   }
@@ -269,7 +283,8 @@ private:
   }
 
   std::string Directory;
-  std::string Source;
+  std::string Filename; // as the command names it
+  std::string Source;   // absolute
   std::vector<std::string> Roots;
 };
 

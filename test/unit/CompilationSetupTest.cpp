@@ -219,7 +219,7 @@ TEST(CompileCommandSanitizerTest, ResponseFilesOnlyFromTrustedRoots) {
 TEST(CompileCommandSanitizerTest, ClangClCommandsAreNotRead) {
   SanitizedCommand Safe = sanitize({"clang-cl", "/Fo:x.obj", "src/a.cpp"});
   EXPECT_EQ(Safe.Arguments,
-            (std::vector<std::string>{"clang++", "--no-default-config",
+            (std::vector<std::string>{"clang++", "--no-default-config", "--",
                                       "/repo/src/a.cpp"}));
   ASSERT_EQ(Safe.Dropped.size(), 1u);
   EXPECT_EQ(Safe.Dropped[0].Text, "/Fo:x.obj src/a.cpp");
