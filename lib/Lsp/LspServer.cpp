@@ -527,6 +527,15 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   }
   // Said once a session (each file would say the same): the fallback flags
   // may parse the program differently from its build.
+  // What the sanitizer dropped from the repository's commands, and which
+  // config gave the defaults: the server's log says it, as the CLI does.
+  for (const std::string &Note : Setup->Notes)
+    Logger::info("skyline-lsp: {0}", Note);
+  if (!Parsed->ConfigFile.empty())
+    Logger::info("skyline-lsp: option defaults from config file '{0}'",
+                 Parsed->ConfigFile);
+  for (const std::string &Note : Parsed->ConfigNotes)
+    Logger::info("skyline-lsp: {0}", Note);
   for (const std::string &Warning : Setup->Warnings) {
     Logger::info("{0}", Warning);
     if (SetupWarned.insert(Warning.substr(0, Warning.find(" for "))).second)
