@@ -267,6 +267,10 @@ private:
           keepInput(Input, Result);
         continue;
       }
+      // Every build's command names its object: dropped without a word
+      // (the tool writes its own outputs), as clang-tidy does.
+      if (A.getOption().matches(opts::OPT_o))
+        continue;
       std::string Why = whyDropped(A);
       if (Why.empty())
         llvm::append_range(Result.Arguments, Span);
