@@ -40,10 +40,14 @@ struct LspServerOptions {
   std::string SkylineCheck;
 };
 
-/// Serves one client on In and Out until `exit` or the end of In. Returns
-/// the process exit code: 0 after shutdown and exit, 1 when the client went
-/// away without shutdown (as the protocol asks). An analysis still running
-/// then is not waited for: the process ends at once (std::_Exit).
+/// Serves one client on In and Out until `exit` or the end of In. In is
+/// read through its file descriptor, each message checked and bounded
+/// first (LspInputFilter.h). Returns the process exit code: 0 after
+/// shutdown and exit, 1 when the client went away without shutdown (as the
+/// protocol asks). What the server started ends first: a preamble's clang
+/// is killed, a measurement's skyline-check stopped (SIGTERM) and waited
+/// for. An analysis still running then is not waited for: the process ends
+/// at once (std::_Exit).
 int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
                  const LspServerOptions &Options);
 

@@ -7,7 +7,9 @@
 // results at once while a parse runs; after a source's first analysis the
 // worker precompiles its system includes (a preamble) for the next ones.
 // The measure command runs skyline-check as a child process on a thread of
-// its own, its progress lines reported as work-done progress.
+// its own, its progress lines reported as work-done progress. The client's
+// stream reaches the transport through LspInputFilter.h, which answers
+// what it refuses through the server (LspRejectedMethod).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +23,7 @@
 #include "skyline/FrontendCache.h"
 #include "skyline/InputFile.h"
 #include "skyline/LspDocument.h"
+#include "skyline/LspInputFilter.h"
 #include "skyline/MeasurementStore.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/Preamble.h"
@@ -42,11 +45,14 @@
 #include "llvm/Support/Program.h"
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <deque>
+#include <dirent.h>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -172,6 +178,7 @@ public:
     Handler.method("workspace/executeCommand", this, &Server::onExecuteCommand);
     Handler.notification("window/workDoneProgress/cancel", this,
                          &Server::onCancelProgress);
+    Handler.method(LspRejectedMethod, this, &Server::onRejected);
     Progress = Handler.outgoingNotification<json::Value>("$/progress");
     CreateProgress = Handler.outgoingRequest<json::Value, RawParams>(
         "window/workDoneProgress/create",
@@ -206,6 +213,10 @@ public:
     return !Busy;
   }
   void join() { Worker.join(); }
+  /// Kills what the server started but a measurement's skyline-check (the
+  /// preamble's clang: the worker waiting for it then ends at once), and
+  /// lets nothing start after it.
+  void endChildren();
   /// Stops every measurement (their skyline-check gets SIGTERM and stops
   /// what it started) and waits for them.
   void stopMeasurements() {
@@ -242,6 +253,7 @@ private:
                     Callback<json::Value> Reply);
   void onExecuteCommand(const RawParams &Params, Callback<json::Value> Reply);
   void onCancelProgress(const RawParams &Params);
+  void onRejected(const RawParams &Params, Callback<json::Value> Reply);
   void measure(std::shared_ptr<MeasureJob> Job);
   void progress(const std::string &Token, json::Object Value) {
     if (CanShowProgress)
@@ -299,7 +311,68 @@ private:
   std::vector<std::thread> MeasureThreads; // joined at the end
   /// Files each program's diagnostics went to, to clear them later.
   std::map<std::string, std::set<std::string>> Published;
+
+  /// Held while a child process starts and while endChildren looks for
+  /// them: none starts unseen, or after it.
+  std::mutex ChildrenMutex;
+  std::atomic<bool> Ending{false}; // set under ChildrenMutex
+  std::set<pid_t> MeasurePids;     // under ChildrenMutex
 };
+
+/// This process's children, from the parent field of /proc/<pid>/stat.
+std::vector<pid_t> childProcesses() {
+  std::vector<pid_t> Children;
+  pid_t Self = ::getpid();
+  DIR *Proc = ::opendir("/proc");
+  if (!Proc)
+    return Children;
+  while (dirent *Entry = ::readdir(Proc)) {
+    pid_t Pid = 0;
+    if (llvm::StringRef(Entry->d_name).getAsInteger(10, Pid) || Pid <= 0)
+      continue;
+    auto Stat = llvm::MemoryBuffer::getFileAsStream("/proc/" +
+                                                    llvm::Twine(Pid) + "/stat");
+    if (!Stat)
+      continue;
+    // "pid (comm) state ppid ...": comm may hold anything, ')' too.
+    llvm::StringRef Text = (*Stat)->getBuffer();
+    size_t Paren = Text.rfind(')');
+    if (Paren == llvm::StringRef::npos)
+      continue;
+    llvm::SmallVector<llvm::StringRef, 3> Fields;
+    Text.drop_front(Paren + 1).split(Fields, ' ', 3, /*KeepEmpty=*/false);
+    pid_t Parent = 0;
+    if (Fields.size() >= 2 && !Fields[1].getAsInteger(10, Parent) &&
+        Parent == Self)
+      Children.push_back(Pid);
+  }
+  ::closedir(Proc);
+  return Children;
+}
+
+void Server::endChildren() {
+  std::lock_guard<std::mutex> Lock(ChildrenMutex);
+  Ending = true;
+  // A measurement's skyline-check is stopped politely (stopMeasurements):
+  // it then stops what it started. The rest (a preamble's clang) has
+  // nothing to keep: its temporary .pch is removed by its owner.
+  for (pid_t Pid : childProcesses())
+    if (!MeasurePids.count(Pid))
+      ::kill(Pid, SIGKILL);
+}
+
+void Server::onRejected(const RawParams &Params, Callback<json::Value> Reply) {
+  const json::Object *Object = Params.Value.getAsObject();
+  std::string Message =
+      Object ? Object->getString("message").value_or("").str() : "";
+  int64_t Code = Object ? Object->getInteger("code").value_or(0) : 0;
+  if (Code != LspParseError)
+    Code = LspInvalidRequest;
+  Logger::error("{0}", Message);
+  LogMessage(json::Object{{"type", 1}, {"message", "skyline-lsp: " + Message}});
+  Reply(llvm::make_error<mlir::lsp::LSPError>(Message,
+                                              mlir::lsp::ErrorCode(Code)));
+}
 
 void Server::onInitialize(const RawParams &Params,
                           Callback<json::Value> Reply) {
@@ -450,8 +523,21 @@ void Server::work() {
 
 void Server::buildPreamble(const Analyzed &Result) {
   const PreamblePlan &Plan = *Result.PreambleToBuild;
-  auto Build = PreambleBuild::start(Plan, Result.SystemFiles);
+  auto Start = [&]() -> llvm::Expected<std::unique_ptr<PreambleBuild>> {
+    std::lock_guard<std::mutex> Lock(ChildrenMutex);
+    if (Ending)
+      return nullptr;
+    return PreambleBuild::start(Plan, Result.SystemFiles);
+  };
+  auto Build = Start();
+  if (Build && !*Build)
+    return; // the session is ending
   llvm::Error E = Build ? (*Build)->finish() : Build.takeError();
+  if (E && Ending) {
+    // Killed at the session's end (endChildren), not a bad preamble.
+    llvm::consumeError(std::move(E));
+    return;
+  }
   if (E) {
     Logger::error("{0}", llvm::toString(std::move(E)));
     BadPreambles.insert(Plan.Pch);
@@ -1018,9 +1104,18 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
   // stdin is /dev/null: the server's own is the protocol.
   std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""),
                                                 OutPath.str(), ErrPath.str()};
-  std::string Error;
-  llvm::sys::ProcessInfo Child = llvm::sys::ExecuteNoWait(
-      Options.SkylineCheck, Argv, std::nullopt, Redirects, 0, &Error);
+  std::string Error = "the server is ending";
+  llvm::sys::ProcessInfo Child;
+  {
+    std::lock_guard<std::mutex> Lock(ChildrenMutex);
+    if (!Ending) {
+      Error.clear();
+      Child = llvm::sys::ExecuteNoWait(Options.SkylineCheck, Argv, std::nullopt,
+                                       Redirects, 0, &Error);
+      if (Child.Pid > 0)
+        MeasurePids.insert(Child.Pid);
+    }
+  }
   std::string Shown, Log;
   bool Terminated = false;
   int Code = -1;
@@ -1054,6 +1149,10 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
     }
+  }
+  if (Child.Pid > 0) {
+    std::lock_guard<std::mutex> Lock(ChildrenMutex);
+    MeasurePids.erase(Child.Pid);
   }
   std::string Output;
   if (auto Buffer = llvm::MemoryBuffer::getFile(OutPath))
@@ -1099,7 +1198,15 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
 
 int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
                  const LspServerOptions &Options) {
-  mlir::lsp::JSONTransport Transport(In, Out);
+  // The transport reads only what the filter passes (LspInputFilter.h).
+  LspInputFilter Filter(::fileno(In));
+  std::FILE *Filtered = Filter.open();
+  if (!Filtered) {
+    Logger::error("cannot read the client's messages: {0}",
+                  std::strerror(errno));
+    return 1;
+  }
+  mlir::lsp::JSONTransport Transport(Filtered, Out);
   Server TheServer(Transport, Options);
   llvm::Error Ended = Transport.run(TheServer.Handler);
   int Code = 0;
@@ -1111,8 +1218,12 @@ int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
   } else if (!TheServer.ShutdownReceived) {
     Code = 1; // `exit` without `shutdown`, as the protocol says
   }
-  TheServer.stopMeasurements();
+  // Nothing the server started outlives it, nor keeps it waiting: the
+  // preamble's clang is killed (the worker waiting for it ends), each
+  // measurement stopped.
   TheServer.stop();
+  TheServer.endChildren();
+  TheServer.stopMeasurements();
   if (!TheServer.workerIdle()) {
     // A parse in progress is not waited for (it can take seconds): the
     // process ends now, its answers written.
@@ -1121,6 +1232,7 @@ int runLspServer(std::FILE *In, llvm::raw_ostream &Out,
     std::_Exit(Code);
   }
   TheServer.join();
+  std::fclose(Filtered);
   return Code;
 }
 
