@@ -54,6 +54,26 @@ private:
   std::string Pch;
 };
 
+/// Whether Arg names the command's source: as written, or by a path
+/// relative to its directory (a database may spell the "file" absolute and
+/// the argument relative).
+bool namesTheSource(const FrontendCommand &Command, llvm::StringRef Arg) {
+  if (Arg == Command.Filename)
+    return true;
+  if (Arg.starts_with("-"))
+    return false;
+  auto Absolute = [&](llvm::StringRef Path) {
+    llvm::SmallString<256> Result(Path);
+    if (!llvm::sys::path::is_absolute(Result)) {
+      Result = Command.Directory;
+      llvm::sys::path::append(Result, Path);
+    }
+    llvm::sys::path::remove_dots(Result, /*remove_dot_dot=*/true);
+    return std::string(Result);
+  };
+  return Absolute(Arg) == Absolute(Command.Filename);
+}
+
 /// A command's flags, its source and the "--" before it (a command
 /// inferred for a path the database spells otherwise has one) left out:
 /// what must match for two sources to share a preamble.
@@ -61,7 +81,7 @@ std::pair<std::string, std::vector<std::string>>
 flagsOf(const FrontendCommand &Command) {
   std::vector<std::string> Flags;
   for (const std::string &Arg : Command.Arguments)
-    if (Arg != Command.Filename && Arg != "--")
+    if (!namesTheSource(Command, Arg) && Arg != "--")
       Flags.push_back(Arg);
   return {Command.Directory, Flags};
 }
@@ -187,7 +207,7 @@ bool namesRelativePath(const FrontendCommand &Command) {
   bool ValueNext = false;
   for (size_t I = 1; I < Command.Arguments.size(); ++I) {
     llvm::StringRef Arg = Command.Arguments[I];
-    if (Arg == Command.Filename)
+    if (namesTheSource(Command, Arg))
       continue;
     if (ValueNext) {
       ValueNext = false;
@@ -349,7 +369,7 @@ PreambleBuild::start(const PreamblePlan &Plan,
     const std::string &Arg = Command.Arguments[I];
     // A compilation database puts "--" before the source: what follows
     // would be read as inputs.
-    if (Arg == Command.Filename || Arg == "-c" || Arg == "-fsyntax-only" ||
+    if (namesTheSource(Command, Arg) || Arg == "-c" || Arg == "-fsyntax-only" ||
         Arg == "--")
       continue;
     Arguments.push_back(Arg);

@@ -611,8 +611,6 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     Result->Error = llvm::toString(Setup.takeError());
     return Done();
   }
-  // Said once a session (each file would say the same): the fallback flags
-  // may parse the program differently from its build.
   // What the sanitizer dropped from the repository's commands, and which
   // config gave the defaults: the server's log says it, as the CLI does.
   for (const std::string &Note : Setup->Notes)
@@ -622,6 +620,8 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
                  Parsed->ConfigFile);
   for (const std::string &Note : Parsed->ConfigNotes)
     Logger::info("skyline-lsp: {0}", Note);
+  // Said once a session (each file would say the same): the fallback flags
+  // may parse the program differently from its build.
   for (const std::string &Warning : Setup->Warnings) {
     Logger::info("{0}", Warning);
     if (SetupWarned.insert(Warning.substr(0, Warning.find(" for "))).second)

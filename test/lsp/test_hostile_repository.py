@@ -1,0 +1,63 @@
+# Opening a file of a hostile repository runs nothing it chose and writes
+# nothing it names (docs/reliability.md, "Trust"): its compile_commands.json
+# loads a plugin (a constructor that leaves a marker) and writes a dependency
+# file over a stand-in for ~/.bashrc. The open parses the file and then
+# precompiles its preamble with clang, both with the sanitized command.
+import json
+import os
+import pathlib
+import subprocess
+import time
+
+from conftest import INPUTS
+from test_skyline_lsp import RawClient, frame
+
+EXIT = frame({"jsonrpc": "2.0", "method": "exit"})
+
+
+def test_opening_a_hostile_repository_runs_and_writes_nothing(tmp_path):
+    subprocess.run(["sh", str(INPUTS / "hostile" / "make-repo.sh"),
+                    str(tmp_path), str(INPUTS / "mock")], check=True)
+    repo = tmp_path / "repo"
+    bashrc = (tmp_path / "victim" / ".bashrc").read_text()
+    marker = tmp_path / "marker"
+    cache = tmp_path / "cache"  # empty: the preamble is made on open
+    env = dict(os.environ, SKYLINE_CACHE_DIR=str(cache),
+               HOSTILE_MARKER=str(marker))
+    source = repo / "src" / "train.cpp"
+    log_path = tmp_path / "server.log"
+    log_file = open(log_path, "w")
+    client = RawClient(repo, ["--log=info"], env, log_file)
+    client.send(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                       "params": {"capabilities": {},
+                                  "rootUri": repo.as_uri(),
+                                  "initializationOptions": {
+                                      "compilationDatabase":
+                                          str(repo / "build")}}}) +
+                frame({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                       "params": {"textDocument": {
+                           "uri": source.as_uri(), "languageId": "cpp",
+                           "version": 1, "text": source.read_text()}}}))
+    published = client.receive_until(
+        lambda m: m.get("method") == "textDocument/publishDiagnostics")
+    messages = [d["message"] for d in published["params"]["diagnostics"]]
+    assert any("training batch size 'kTrainBatchSize' = 64" in m
+               for m in messages), messages
+    # The preamble's clang ran with the command too: wait until it is made.
+    deadline = time.monotonic() + 120
+    while not list((cache / "preamble").glob("*.pch")):
+        assert time.monotonic() < deadline, "no preamble was made"
+        time.sleep(0.1)
+    client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                EXIT)
+    client.receive_until(lambda m: m.get("id") == 2)
+    assert client.server.wait(timeout=60) == 0
+    log_file.close()
+    log = log_path.read_text()
+    assert "dropped from the compile command of" in log
+    assert "'-fplugin=./tools/libevil.so' (loads code into the compiler)" in log
+    assert not marker.exists(), "the repository's plugin ran"
+    assert (tmp_path / "victim" / ".bashrc").read_text() == bashrc
+    assert sorted(p.name for p in (tmp_path / "victim").iterdir()) == \
+        [".bashrc"]
+    assert not (tmp_path / "PWNED").exists()
