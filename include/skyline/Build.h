@@ -20,6 +20,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,6 +86,14 @@ llvm::Expected<std::string> generateProject(const InstrumentedProgram &Program,
                                             const ProjectFlags &Flags,
                                             const BuildOptions &Options,
                                             llvm::raw_ostream &Progress);
+
+/// Below this much free space a build fails in ways that name something
+/// else (CMake's "CUDA compiler identification failed", a truncated object).
+constexpr uint64_t MinFreeBuildBytes = uint64_t(256) << 20;
+
+/// Failure, or, where the disk holding WorkDir has less than
+/// MinFreeBuildBytes free, an error that says the disk is full.
+llvm::Error explainBuildFailure(llvm::StringRef WorkDir, llvm::Error Failure);
 
 llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
                                           const ProjectFlags &Flags,

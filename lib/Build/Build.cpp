@@ -439,12 +439,7 @@ buildProgramUnchecked(const InstrumentedProgram &Program,
   return Built;
 }
 
-/// Below this much free space a build fails in ways that name something
-/// else (CMake's "CUDA compiler identification failed", a truncated object).
-static constexpr uint64_t MinFreeBuildBytes = 256ull << 20;
-
-/// The build's failure said as what it is where the disk is (nearly) full.
-static llvm::Error unlessDiskFull(llvm::StringRef Dir, llvm::Error Failure) {
+llvm::Error explainBuildFailure(llvm::StringRef Dir, llvm::Error Failure) {
   llvm::ErrorOr<llvm::sys::fs::space_info> Space =
       llvm::sys::fs::disk_space(Dir);
   if (!Space || Space->available >= MinFreeBuildBytes)
@@ -465,7 +460,7 @@ llvm::Expected<BuiltProgram> buildProgram(const InstrumentedProgram &Program,
                                           llvm::raw_ostream &Progress) {
   auto Built = buildProgramUnchecked(Program, Flags, Options, Progress);
   if (!Built)
-    return unlessDiskFull(Options.WorkDir, Built.takeError());
+    return explainBuildFailure(Options.WorkDir, Built.takeError());
   return Built;
 }
 

@@ -10,7 +10,7 @@ import subprocess
 import time
 
 from conftest import INPUTS
-from test_skyline_lsp import RawClient, frame
+from test_skyline_lsp import RawClient, frame, initialize_and_open
 
 EXIT = frame({"jsonrpc": "2.0", "method": "exit"})
 
@@ -61,3 +61,23 @@ def test_opening_a_hostile_repository_runs_and_writes_nothing(tmp_path):
     assert sorted(p.name for p in (tmp_path / "victim").iterdir()) == \
         [".bashrc"]
     assert not (tmp_path / "PWNED").exists()
+
+
+def test_an_include_of_stdin_is_refused_not_read(workspace):
+    # The parse used to read the server's own JSON-RPC stream through
+    # '#include "/dev/stdin"' (and then never answered shutdown): the
+    # include is an error at its line, and the server answers on.
+    path = workspace / "train.cpp"
+    path.write_text('#include "/dev/stdin"\n' + path.read_text())
+    client = RawClient(workspace, stderr=subprocess.DEVNULL)
+    client.send(initialize_and_open(workspace, path))
+    published = client.receive_until(
+        lambda m: m.get("method") == "textDocument/publishDiagnostics" and
+        m["params"]["diagnostics"])
+    messages = [d["message"] for d in published["params"]["diagnostics"]]
+    assert any("cannot open file '/dev/stdin': not a regular file" in m
+               for m in messages), messages
+    client.send(frame({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}) +
+                EXIT)
+    assert client.receive_until(lambda m: m.get("id") == 2)["result"] is None
+    assert client.server.wait(timeout=60) == 0

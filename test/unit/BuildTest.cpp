@@ -8,9 +8,12 @@
 
 #include "skyline/Config.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+
+#include <cstdlib>
 
 using namespace skyline;
 using ::testing::HasSubstr;
@@ -152,6 +155,36 @@ TEST(BuildTest, LinkedLikeTheUsersTargetTheCachedTorchSettingsServe) {
   EXPECT_THAT(Linked, HasSubstr("find_package(Torch REQUIRED)"));
   EXPECT_THAT(Linked, Not(HasSubstr("torch-settings.cmake")));
   EXPECT_THAT(Linked, HasSubstr("\"${TORCH_LIBRARIES}\""));
+}
+
+/// A build that fails on a full disk says so, not what failed first (CMake
+/// said "CUDA compiler identification failed"); elsewhere the failure is the
+/// build's own.
+TEST(BuildTest, AFullDiskIsSaidAsOne) {
+  auto Failure = [] {
+    return llvm::createStringError(std::errc::invalid_argument,
+                                   "configuring the instrumented build failed");
+  };
+  EXPECT_EQ(
+      llvm::toString(explainBuildFailure(::testing::TempDir(), Failure())),
+      "configuring the instrumented build failed");
+  llvm::SmallString<128> Small;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("full-disk", Small));
+  std::string Mount =
+      "mount -t tmpfs -o size=2m tmpfs " + std::string(Small) + " 2>/dev/null";
+  if (std::system(Mount.c_str()) != 0) {
+    llvm::sys::fs::remove(Small);
+    GTEST_SKIP() << "a small file system needs mount (root, a kernel that "
+                    "lets it)";
+  }
+  std::string Said = llvm::toString(explainBuildFailure(Small, Failure()));
+  std::string Unmount = "umount " + std::string(Small);
+  std::system(Unmount.c_str());
+  llvm::sys::fs::remove(Small);
+  EXPECT_EQ(Said, "the disk holding the work directory '" + std::string(Small) +
+                      "' is full (2 MiB free; the instrumented build needs "
+                      "about 256 MiB): free some space, or give --work-dir a "
+                      "directory on another disk");
 }
 
 } // namespace
