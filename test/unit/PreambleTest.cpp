@@ -18,6 +18,7 @@
 #include <chrono>
 #include <fstream>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace skyline;
@@ -360,6 +361,35 @@ TEST_F(PreambleTest, ABuildDroppedUnfinishedIsStoppedAndLeavesNothing) {
   }
   EXPECT_FALSE(llvm::sys::fs::exists(Plan.Pch));
   EXPECT_FALSE(leavesTemporaries(Preambles));
+}
+
+/// What a build killed outright (SIGKILL, a reboot) left: clang's
+/// "<stem>-XXXXXXXX.pch.tmp" and the build's ".tmp<pid>.pch", 27 MB each
+/// for LibTorch. The next build removes those of processes that are gone,
+/// and keeps a live one's.
+TEST_F(PreambleTest, TheTemporariesOfBuildsGoneAreRemoved) {
+  PreamblePlan Plan = *planPreamble(*database({}), {Source}, Preambles);
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Preambles));
+  pid_t Gone = ::fork();
+  if (Gone == 0)
+    ::_exit(0);
+  ASSERT_GT(Gone, 0);
+  ::waitpid(Gone, nullptr, 0);
+  std::string Stem = Plan.Pch.substr(0, Plan.Pch.size() - 4);
+  std::string Dead = Stem + ".tmp" + std::to_string(Gone);
+  std::string Live = Stem + ".tmp" + std::to_string(::getppid());
+  for (const std::string &Path :
+       {Dead + "-a1b2c3d4.pch.tmp", Dead + ".pch", Live + "-a1b2c3d4.pch.tmp"})
+    writeText(Path, "partial");
+  {
+    auto Build = PreambleBuild::start(Plan, {});
+    ASSERT_TRUE(bool(Build)) << llvm::toString(Build.takeError());
+  }
+  EXPECT_FALSE(llvm::sys::fs::exists(Dead + "-a1b2c3d4.pch.tmp"));
+  EXPECT_FALSE(llvm::sys::fs::exists(Dead + ".pch"));
+  EXPECT_TRUE(llvm::sys::fs::exists(Live + "-a1b2c3d4.pch.tmp"))
+      << "a running process's build is its own";
+  llvm::sys::fs::remove(Live + "-a1b2c3d4.pch.tmp");
 }
 
 TEST(BackgroundProcessTest, OutlivesTheSweepAfterARun) {
