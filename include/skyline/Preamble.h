@@ -77,11 +77,16 @@ enum class PreambleUse {
 /// it does not load (a header changed since), whole; clang's messages are
 /// the whole parse's. Use, where set, says which (PreambleUse);
 /// SystemFilesRead, where set, gets the files the model depends on
-/// (filesBehindPreamble's with the preamble).
-llvm::Expected<ProgramModel> analyzeWithPreamble(
-    const clang::tooling::CompilationDatabase &DB,
-    llvm::ArrayRef<std::string> Sources, const FrontendOptions &Options,
-    const std::optional<PreamblePlan> &Plan, PreambleUse *Use = nullptr);
+/// (filesBehindPreamble's with the preamble). OnePass: where the parse
+/// through a preamble that loaded fails on the program's own errors, those
+/// errors are the answer (without carets), not a second, whole parse's:
+/// an editor's save with a typo then costs one parse.
+llvm::Expected<ProgramModel>
+analyzeWithPreamble(const clang::tooling::CompilationDatabase &DB,
+                    llvm::ArrayRef<std::string> Sources,
+                    const FrontendOptions &Options,
+                    const std::optional<PreamblePlan> &Plan,
+                    PreambleUse *Use = nullptr, bool OnePass = false);
 
 /// A preamble being precompiled in a child process (BackgroundProcess):
 /// started after a whole parse, finished (waited for and put in place)

@@ -158,6 +158,13 @@ void removeOrphanedTemporaries(llvm::StringRef Directory) {
     llvm::sys::fs::remove(Path);
 }
 
+/// Whether clang's messages say the preamble did not load (a header
+/// changed since, another clang, a damaged file), not the program's errors.
+bool mentionsPreamble(llvm::StringRef Messages, llvm::StringRef Pch) {
+  return Messages.contains(Pch) || Messages.contains("precompiled header") ||
+         Messages.contains("AST file") || Messages.contains("PCH");
+}
+
 } // namespace
 
 std::string systemPreamble(llvm::StringRef Text) {
@@ -289,11 +296,10 @@ filesBehindPreamble(llvm::StringRef Pch) {
   return Files;
 }
 
-llvm::Expected<ProgramModel>
-analyzeWithPreamble(const clang::tooling::CompilationDatabase &DB,
-                    llvm::ArrayRef<std::string> Sources,
-                    const FrontendOptions &Options,
-                    const std::optional<PreamblePlan> &Plan, PreambleUse *Use) {
+llvm::Expected<ProgramModel> analyzeWithPreamble(
+    const clang::tooling::CompilationDatabase &DB,
+    llvm::ArrayRef<std::string> Sources, const FrontendOptions &Options,
+    const std::optional<PreamblePlan> &Plan, PreambleUse *Use, bool OnePass) {
   PreambleUse Ignored;
   if (!Use)
     Use = &Ignored;
@@ -321,6 +327,13 @@ analyzeWithPreamble(const clang::tooling::CompilationDatabase &DB,
         llvm::append_range(*Options.SystemFilesRead, Read);
       }
       *Use = PreambleUse::Used;
+      return Model;
+    }
+    if (!Model && Behind && OnePass && !mentionsPreamble(Messages, Plan->Pch)) {
+      llvm::raw_ostream &Out =
+          Options.DiagnosticStream ? *Options.DiagnosticStream : llvm::errs();
+      Out << Messages;
+      *Use = PreambleUse::Kept;
       return Model;
     }
     PreambleError = Model ? "the list of its headers is missing"

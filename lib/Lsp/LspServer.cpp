@@ -24,6 +24,7 @@
 #include "skyline/InputFile.h"
 #include "skyline/LspDocument.h"
 #include "skyline/LspInputFilter.h"
+#include "skyline/MeasureProgress.h"
 #include "skyline/MeasurementStore.h"
 #include "skyline/OutputFiles.h"
 #include "skyline/Preamble.h"
@@ -37,6 +38,7 @@
 #include "mlir/Tools/lsp-server-support/Transport.h"
 
 #include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -53,6 +55,7 @@
 #include <cstring>
 #include <deque>
 #include <dirent.h>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -87,6 +90,48 @@ bool fromJSON(const json::Value &Value, DidSaveParams &Result, json::Path P) {
   return O && O.map("textDocument", Result.textDocument);
 }
 
+/// Path with its links resolved; itself where it does not resolve.
+std::string realPathOf(llvm::StringRef Path) {
+  llvm::SmallString<256> Real;
+  if (llvm::sys::fs::real_path(Path, Real))
+    return Path.str();
+  return std::string(Real);
+}
+
+/// One of clang's errors, as its text output gives it.
+struct CompileError {
+  std::string File;
+  unsigned Line = 0, Column = 0; // 1-based; the column in bytes
+  std::string Message;
+};
+
+/// The errors in clang's text output ("file:line:col: error: ..."), the
+/// lines after each (its notes, its "In file included from") left out.
+std::vector<CompileError> compileErrorsIn(llvm::StringRef Output) {
+  std::vector<CompileError> Errors;
+  for (llvm::StringRef Line : llvm::split(Output, '\n')) {
+    size_t At = Line.find(": error: ");
+    size_t Length = 9;
+    if (At == llvm::StringRef::npos) {
+      At = Line.find(": fatal error: ");
+      Length = 15;
+    }
+    if (At == llvm::StringRef::npos)
+      continue;
+    llvm::StringRef Where = Line.take_front(At);
+    CompileError E;
+    auto [Rest, ColumnText] = Where.rsplit(':');
+    auto [File, LineText] = Rest.rsplit(':');
+    if (File.empty() || LineText.getAsInteger(10, E.Line) ||
+        ColumnText.getAsInteger(10, E.Column))
+      continue;
+    E.File = File.str();
+    E.Message = Line.drop_front(At + Length).str();
+    Errors.push_back(std::move(E));
+  }
+  return Errors;
+}
+
 /// One analysis of a program: the state LspDocument.h answers from and the
 /// text of each of its files as analyzed (positions are computed in it,
 /// then moved onto the editor's text by a LineMap).
@@ -101,12 +146,29 @@ struct Analyzed {
   /// The cached model used instead of a parse; empty: parsed.
   std::string ModelFrom;
   std::map<std::string, TextIndex> Texts;
+  /// Each analyzed file's path by its real path: the editor may have opened
+  /// it through a link (Texts and findings hold the analysis's paths).
+  std::map<std::string, std::string> PathByRealPath;
   std::string Error; // the analysis failed: shown as one diagnostic
+  /// The program does not compile: clang's errors, each at its place.
+  std::vector<CompileError> CompileErrors;
+  /// The findings are the last analysis's that compiled (State, Texts):
+  /// kept while the code does not compile, and marked so.
+  bool FromBefore = false;
   double Seconds = 0;
+
+  /// The path this analysis knows EditorFile by.
+  std::string pathOf(llvm::StringRef EditorFile) const {
+    if (Texts.count(EditorFile.str()))
+      return EditorFile.str();
+    auto It = PathByRealPath.find(realPathOf(EditorFile));
+    return It == PathByRealPath.end() ? EditorFile.str() : It->second;
+  }
 };
 
 struct Document {
   URIForFile Uri;
+  std::string RealPath; // the file opened, its links resolved
   int64_t Version = 0;
   std::string Text;
   std::shared_ptr<const Analyzed> Latest;
@@ -130,7 +192,10 @@ constexpr const char *MeasureCommand = "skyline.measure";
 /// A measurement running in the background: skyline-check on one source.
 struct MeasureJob {
   std::string File;
-  std::string Token; // its work-done progress
+  /// Its work-done progress: the client's workDoneToken, else one the
+  /// server created; null where the client shows none.
+  json::Value Token = nullptr;
+  bool ClientToken = false;
   std::atomic<bool> Cancel{false};
 };
 
@@ -182,9 +247,16 @@ public:
     Progress = Handler.outgoingNotification<json::Value>("$/progress");
     CreateProgress = Handler.outgoingRequest<json::Value, RawParams>(
         "window/workDoneProgress/create",
-        [](json::Value, llvm::Expected<RawParams> Reply) {
+        [this](json::Value Id, llvm::Expected<RawParams> Reply) {
+          bool Created = bool(Reply);
           if (!Reply)
             llvm::consumeError(Reply.takeError());
+          std::lock_guard<std::mutex> Lock(Mutex);
+          auto It = ProgressCreated.find(llvm::formatv("{0}", Id).str());
+          if (It != ProgressCreated.end()) {
+            It->second->set_value(Created);
+            ProgressCreated.erase(It);
+          }
         });
     PublishDiagnostics = Handler.outgoingNotification<json::Value>(
         "textDocument/publishDiagnostics");
@@ -212,7 +284,16 @@ public:
     std::lock_guard<std::mutex> Lock(Mutex);
     return !Busy;
   }
-  void join() { Worker.join(); }
+  void join() {
+    Worker.join();
+    std::vector<std::thread> Threads;
+    {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      Threads = std::move(PreambleThreads);
+    }
+    for (std::thread &Thread : Threads)
+      Thread.join();
+  }
   /// Kills what the server started but a measurement's skyline-check (the
   /// preamble's clang: the worker waiting for it then ends at once), and
   /// lets nothing start after it.
@@ -255,23 +336,37 @@ private:
   void onCancelProgress(const RawParams &Params);
   void onRejected(const RawParams &Params, Callback<json::Value> Reply);
   void measure(std::shared_ptr<MeasureJob> Job);
-  void progress(const std::string &Token, json::Object Value) {
-    if (CanShowProgress)
-      Progress(json::Object{{"token", Token}, {"value", std::move(Value)}});
+  void progress(const MeasureJob &Job, json::Object Value) {
+    if (Job.Token.kind() != json::Value::Null)
+      Progress(json::Object{{"token", Job.Token}, {"value", std::move(Value)}});
   }
+  /// Job's token: the client's, else one created and answered (the
+  /// protocol's order: no `begin` before the client's reply).
+  void createProgress(MeasureJob &Job);
   std::string nextId(llvm::StringRef What) {
     return ("skyline-" + What + "-" + llvm::Twine(++NextRequestId)).str();
   }
 
   void schedule(const std::string &File);
-  void buildPreamble(const Analyzed &Result);
+  void buildPreamble(PreamblePlan Plan, std::vector<std::string> SystemFiles);
+  /// The URI the client knows Path by: the one it opened where it opened
+  /// the file (through a link, say), else Path's own.
+  std::string uriFor(const std::string &Path);
+  /// Sends the diagnostics of Uri: every open file's, without repeats.
+  void sendDiagnostics(const std::string &Uri,
+                       const std::vector<json::Array> &Parts,
+                       std::optional<int64_t> Version);
   /// The compile-command warnings already shown (the worker's only).
   std::set<std::string> SetupWarned;
-  /// Preambles that failed to build or to load twice (the worker's only),
-  /// and those that did not load once.
+  /// Preambles that failed to build or to load twice, and those that did
+  /// not load once (under Mutex: preamble threads add to the first).
   std::set<std::string> BadPreambles, PreamblesDeleted;
+  bool badPreamble(const std::string &Pch) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    return BadPreambles.count(Pch) != 0;
+  }
   void work();
-  std::shared_ptr<Analyzed> analyze(const std::string &File);
+  std::shared_ptr<Analyzed> analyze(const std::string &EditorFile);
   void publish(const std::string &File, const Analyzed &Result,
                const Document &Doc);
 
@@ -301,6 +396,12 @@ private:
   bool CanShowProgress = false; // window.workDoneProgress
 
   std::mutex Mutex; // guards what follows
+  /// The window/workDoneProgress/create requests waiting for their reply,
+  /// by request id.
+  std::map<std::string, std::shared_ptr<std::promise<bool>>> ProgressCreated;
+  /// How long each program's instrumented build took last (the progress
+  /// of its next measurement moves by it).
+  std::map<std::string, double> LastBuildSeconds;
   std::map<std::string, Document> Documents;
   std::deque<std::string> Queue;
   bool Busy = false, Stopping = false;
@@ -309,8 +410,15 @@ private:
   /// The measurement running for each file: one at a time a program.
   std::map<std::string, std::shared_ptr<MeasureJob>> Measuring;
   std::vector<std::thread> MeasureThreads; // joined at the end
-  /// Files each program's diagnostics went to, to clear them later.
+  /// The URIs each open file's analysis published to, to clear them later.
   std::map<std::string, std::set<std::string>> Published;
+  /// What each open file's analysis says of each URI: a header two open
+  /// programs share shows what both say, and closing one keeps the other's.
+  std::map<std::string, std::map<std::string, json::Array>> Contributions;
+  /// Preambles being precompiled, each on a thread of its own: an analysis
+  /// never waits for one.
+  std::set<std::string> PreamblesBuilding;
+  std::vector<std::thread> PreambleThreads; // joined at the end
 
   /// Held while a child process starts and while endChildren looks for
   /// them: none starts unseen, or after it.
@@ -435,6 +543,7 @@ void Server::onDidOpen(const mlir::lsp::DidOpenTextDocumentParams &Params) {
     std::lock_guard<std::mutex> Lock(Mutex);
     Document &Doc = Documents[File];
     Doc.Uri = Params.textDocument.uri;
+    Doc.RealPath = realPathOf(File);
     Doc.Version = Params.textDocument.version;
     Doc.Text = Params.textDocument.text;
   }
@@ -461,20 +570,59 @@ void Server::onDidSave(const DidSaveParams &Params) {
 
 void Server::onDidClose(const mlir::lsp::DidCloseTextDocumentParams &Params) {
   std::string File = Params.textDocument.uri.file().str();
-  std::set<std::string> Clear;
+  // Each URI this file's analysis spoke of keeps what the other open files
+  // say of it (a header they share); the file itself has nothing left.
+  std::vector<std::pair<std::string, std::vector<json::Array>>> Send;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     Documents.erase(File);
-    Clear = std::move(Published[File]);
+    std::set<std::string> Uris = std::move(Published[File]);
     Published.erase(File);
+    Uris.insert(Params.textDocument.uri.uri().str());
+    for (const std::string &Uri : Uris) {
+      auto &Parts = Contributions[Uri];
+      Parts.erase(File);
+      std::vector<json::Array> Left;
+      for (const auto &[Owner, Part] : Parts)
+        Left.push_back(Part);
+      if (Parts.empty())
+        Contributions.erase(Uri);
+      Send.push_back({Uri, std::move(Left)});
+    }
   }
-  Clear.insert(File);
-  for (const std::string &Path : Clear)
-    if (auto Uri = URIForFile::fromFile(Path))
-      PublishDiagnostics(json::Object{{"uri", Uri->uri().str()},
-                                      {"diagnostics", json::Array{}}});
-    else
-      llvm::consumeError(Uri.takeError());
+  for (const auto &[Uri, Parts] : Send)
+    sendDiagnostics(Uri, Parts, std::nullopt);
+}
+
+std::string Server::uriFor(const std::string &Path) {
+  std::string Real = realPathOf(Path);
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    for (const auto &[File, Doc] : Documents)
+      if (File == Path || Doc.RealPath == Real)
+        return Doc.Uri.uri().str();
+  }
+  auto Uri = URIForFile::fromFile(Path);
+  if (!Uri) {
+    llvm::consumeError(Uri.takeError());
+    return "";
+  }
+  return Uri->uri().str();
+}
+
+void Server::sendDiagnostics(const std::string &Uri,
+                             const std::vector<json::Array> &Parts,
+                             std::optional<int64_t> Version) {
+  json::Array Diagnostics;
+  std::set<std::string> Seen;
+  for (const json::Array &Part : Parts)
+    for (const json::Value &Diagnostic : Part)
+      if (Seen.insert(llvm::formatv("{0}", Diagnostic).str()).second)
+        Diagnostics.push_back(Diagnostic);
+  json::Object Params{{"uri", Uri}, {"diagnostics", std::move(Diagnostics)}};
+  if (Version)
+    Params["version"] = *Version;
+  PublishDiagnostics(std::move(Params));
 }
 
 void Server::schedule(const std::string &File) {
@@ -507,6 +655,16 @@ void Server::work() {
       auto It = Documents.find(File);
       Open = It != Documents.end();
       if (Open) {
+        // Code that does not compile keeps the findings of the last
+        // analysis that did, marked so: hovers and actions answer on.
+        const std::shared_ptr<const Analyzed> &Before = It->second.Latest;
+        if (!Result->CompileErrors.empty() && Before &&
+            (Before->Error.empty() || Before->FromBefore)) {
+          Result->State = Before->State;
+          Result->Texts = Before->Texts;
+          Result->PathByRealPath = Before->PathByRealPath;
+          Result->FromBefore = true;
+        }
         It->second.Latest = Result;
         Doc = It->second;
       }
@@ -516,18 +674,29 @@ void Server::work() {
     publish(File, *Result, Doc);
     if (CanRefreshHints)
       RefreshHints(json::Value(nullptr), nextId("refresh"));
-    if (Result->PreambleToBuild)
-      buildPreamble(*Result);
+    if (Result->PreambleToBuild) {
+      std::lock_guard<std::mutex> Lock(Mutex);
+      if (!Stopping &&
+          PreamblesBuilding.insert(Result->PreambleToBuild->Pch).second)
+        PreambleThreads.emplace_back([this, Plan = *Result->PreambleToBuild,
+                                      Files = Result->SystemFiles]() mutable {
+          buildPreamble(std::move(Plan), std::move(Files));
+        });
+    }
   }
 }
 
-void Server::buildPreamble(const Analyzed &Result) {
-  const PreamblePlan &Plan = *Result.PreambleToBuild;
+void Server::buildPreamble(PreamblePlan Plan,
+                           std::vector<std::string> SystemFiles) {
+  auto Finished = llvm::make_scope_exit([&] {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    PreamblesBuilding.erase(Plan.Pch);
+  });
   auto Start = [&]() -> llvm::Expected<std::unique_ptr<PreambleBuild>> {
     std::lock_guard<std::mutex> Lock(ChildrenMutex);
     if (Ending)
       return nullptr;
-    return PreambleBuild::start(Plan, Result.SystemFiles);
+    return PreambleBuild::start(Plan, std::move(SystemFiles));
   };
   auto Build = Start();
   if (Build && !*Build)
@@ -540,6 +709,7 @@ void Server::buildPreamble(const Analyzed &Result) {
   }
   if (E) {
     Logger::error("{0}", llvm::toString(std::move(E)));
+    std::lock_guard<std::mutex> Lock(Mutex);
     BadPreambles.insert(Plan.Pch);
     return;
   }
@@ -556,10 +726,16 @@ std::vector<std::string> argumentsFor(std::vector<std::string> Arguments,
   return Arguments;
 }
 
-std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
+std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
+  // The file itself, its links resolved: a measurement names it so, and
+  // the editor's own path is put back where the server answers (pathOf,
+  // uriFor).
+  const std::string File = realPathOf(EditorFile);
   auto Result = std::make_shared<Analyzed>();
   auto Start = std::chrono::steady_clock::now();
   auto Done = [&] {
+    for (const auto &[Path, Text] : Result->Texts)
+      Result->PathByRealPath.try_emplace(realPathOf(Path), Path);
     Result->Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
             .count();
@@ -635,7 +811,7 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   // an analysis after a save then parses the program's own code only.
   std::optional<PreamblePlan> Preamble =
       planPreamble(*Setup->Database, Parsed->Sources, preambleDirectory());
-  if (Preamble && BadPreambles.count(Preamble->Pch))
+  if (Preamble && badPreamble(Preamble->Pch))
     Preamble.reset();
   std::string ClangErrors;
   llvm::raw_string_ostream ClangStream(ClangErrors);
@@ -668,12 +844,13 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
     Model = std::move(*Cached);
   else
     Model = analyzeWithPreamble(*Setup->Database, Parsed->Sources, Frontend,
-                                Preamble, &Use);
+                                Preamble, &Use, /*OnePass=*/true);
   // One that no longer loads is made anew once (LibTorch updated); one
   // that never loads (a header without include guards) is not made again
   // this session.
   if (Use == PreambleUse::Deleted) {
     Logger::error("the preamble {0} did not load; deleted", Preamble->Pch);
+    std::lock_guard<std::mutex> Lock(Mutex);
     if (!PreamblesDeleted.insert(Preamble->Pch).second)
       BadPreambles.insert(Preamble->Pch);
   }
@@ -691,13 +868,16 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
   }
   // A model from a cache made no preamble: the next parse will.
   if (Model && Result->ModelFrom.empty() && !UsePreamble && Preamble &&
-      !BadPreambles.count(Preamble->Pch)) {
+      !badPreamble(Preamble->Pch)) {
     Result->SystemFiles = SystemFiles;
     Result->PreambleToBuild = Preamble;
   }
   if (!Model) {
+    // Clang's errors at their places, as clangd shows them; the message
+    // alone where it printed none it could place.
+    Result->CompileErrors = compileErrorsIn(ClangErrors);
     Result->Error = llvm::toString(Model.takeError());
-    if (!ClangErrors.empty())
+    if (Result->CompileErrors.empty() && !ClangErrors.empty())
       Result->Error += ":\n" + ClangErrors;
     return Done();
   }
@@ -787,12 +967,30 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &File) {
 void Server::publish(const std::string &File, const Analyzed &Result,
                      const Document &Doc) {
   std::map<std::string, json::Array> ByFile;
-  ByFile[File];
-  if (!Result.Error.empty()) {
-    ByFile[File].push_back(json::Object{{"range", rangeJSON({0, 0}, {0, 0})},
-                                        {"severity", 1},
-                                        {"source", "skyline-lsp"},
-                                        {"message", Result.Error}});
+  std::string AnalyzedFile = Result.pathOf(File);
+  ByFile[AnalyzedFile];
+  if (!Result.Error.empty() && Result.CompileErrors.empty()) {
+    ByFile[AnalyzedFile].push_back(
+        json::Object{{"range", rangeJSON({0, 0}, {0, 0})},
+                     {"severity", 1},
+                     {"source", "skyline-lsp"},
+                     {"message", Result.Error}});
+  }
+  // Clang's errors where it put them, in the text it parsed (the file as
+  // saved; the editor's text where that is the file's).
+  for (const CompileError &E : Result.CompileErrors) {
+    std::string Text;
+    if (realPathOf(E.File) == Doc.RealPath)
+      Text = Doc.Text;
+    else if (auto Buffer = readSourceBuffer(E.File))
+      Text = Buffer->getBuffer().str();
+    TextIndex Index(std::move(Text));
+    unsigned Begin = Index.offsetOf(E.Line, E.Column);
+    ByFile[E.File].push_back(json::Object{
+        {"range", rangeJSON(Index.position(Begin), Index.position(Begin))},
+        {"severity", 1},
+        {"source", "clang"},
+        {"message", E.Message}});
   }
   // A finding's range in the editor's text; none where its line changed.
   auto RangeOf = [&](const Finding &F) -> std::optional<json::Value> {
@@ -804,7 +1002,7 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     unsigned Begin = Text->second.offsetOf(F.At.Line, F.At.Column);
     LspPosition Start = Text->second.position(Begin);
     LspPosition End = Text->second.position(Begin + F.At.Length);
-    if (F.At.File == File) {
+    if (F.At.File == AnalyzedFile) {
       LineMap Lines(Text->second.text(), Doc.Text);
       std::optional<int> Line = Lines.map(Start.Line);
       if (!Line)
@@ -818,11 +1016,15 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     std::optional<json::Value> Range = RangeOf(F);
     if (!Range)
       return;
-    json::Object Diagnostic{{"range", std::move(*Range)},
-                            {"severity", severity(F)},
-                            {"code", F.Rule},
-                            {"source", "skyline-check"},
-                            {"message", F.Message}};
+    json::Object Diagnostic{
+        {"range", std::move(*Range)},
+        {"severity", severity(F)},
+        {"code", F.Rule},
+        {"source", "skyline-check"},
+        {"message", Result.FromBefore
+                        ? F.Message + " (from the last analysis that "
+                                      "compiled: the code does not now)"
+                        : F.Message}};
     if (const RuleInfo *Rule = findRule(F.Rule))
       if (!Rule->DocsPage.empty())
         Diagnostic["data"] = json::Object{{"docs", Rule->DocsPage}};
@@ -831,15 +1033,13 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     json::Array Related;
     for (const Finding &Note : Notes) {
       std::optional<json::Value> NoteRange = RangeOf(Note);
-      auto Uri = URIForFile::fromFile(Note.At.File);
-      if (!Uri) {
-        llvm::consumeError(Uri.takeError());
+      std::string Uri = uriFor(Note.At.File);
+      if (Uri.empty())
         continue;
-      }
       if (NoteRange)
         Related.push_back(json::Object{
-            {"location", json::Object{{"uri", Uri->uri().str()},
-                                      {"range", std::move(*NoteRange)}}},
+            {"location",
+             json::Object{{"uri", Uri}, {"range", std::move(*NoteRange)}}},
             {"message", Note.Message}});
     }
     if (!Related.empty())
@@ -858,38 +1058,55 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     Add(Measured[I],
         llvm::ArrayRef<Finding>(Measured).slice(I + 1, End - I - 1));
   }
-  std::set<std::string> Before;
+  // Each file by the URI the client knows it by (a link it opened).
+  std::map<std::string, json::Array> ByUri;
+  for (auto &[Path, Diagnostics] : ByFile) {
+    std::string Uri = uriFor(Path);
+    if (Uri.empty())
+      continue;
+    json::Array &Into = ByUri[Uri];
+    for (json::Value &Diagnostic : Diagnostics)
+      Into.push_back(std::move(Diagnostic));
+  }
+  std::vector<std::pair<std::string, std::vector<json::Array>>> Send;
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    Before = Published[File];
-    std::set<std::string> Now;
-    for (const auto &[Path, Diagnostics] : ByFile)
-      Now.insert(Path);
-    Published[File] = Now;
-  }
-  for (const std::string &Path : Before)
-    ByFile[Path]; // cleared where nothing is left
-  for (auto &[Path, Diagnostics] : ByFile) {
-    auto Uri = URIForFile::fromFile(Path);
-    if (!Uri) {
-      llvm::consumeError(Uri.takeError());
-      continue;
+    std::set<std::string> &Mine = Published[File];
+    std::set<std::string> Touched = Mine;
+    for (const auto &[Uri, Diagnostics] : ByUri)
+      Touched.insert(Uri);
+    for (const std::string &Uri : Touched) {
+      auto &Parts = Contributions[Uri];
+      auto It = ByUri.find(Uri);
+      if (It == ByUri.end())
+        Parts.erase(File); // cleared where nothing is left
+      else
+        Parts[File] = It->second;
+      std::vector<json::Array> All;
+      for (const auto &[Owner, Part] : Parts)
+        All.push_back(Part);
+      if (Parts.empty())
+        Contributions.erase(Uri);
+      Send.push_back({Uri, std::move(All)});
     }
-    json::Object Params{{"uri", Uri->uri().str()},
-                        {"diagnostics", std::move(Diagnostics)}};
-    if (Path == File)
-      Params["version"] = Doc.Version;
-    PublishDiagnostics(std::move(Params));
+    Mine.clear();
+    for (const auto &[Uri, Diagnostics] : ByUri)
+      Mine.insert(Uri);
   }
+  std::string Own = Doc.Uri.uri().str();
+  for (const auto &[Uri, Parts] : Send)
+    sendDiagnostics(Uri, Parts,
+                    Uri == Own ? std::optional<int64_t>(Doc.Version)
+                               : std::nullopt);
 }
 
 void Server::onHover(const mlir::lsp::TextDocumentPositionParams &Params,
                      Callback<json::Value> Reply) {
-  std::string File = Params.textDocument.uri.file().str();
   Document Doc;
-  if (!snapshot(File, Doc) || !Doc.Latest)
+  if (!snapshot(Params.textDocument.uri.file(), Doc) || !Doc.Latest)
     return Reply(nullptr);
   const Analyzed &Result = *Doc.Latest;
+  std::string File = Result.pathOf(Params.textDocument.uri.file());
   auto Text = Result.Texts.find(File);
   if (Text == Result.Texts.end())
     return Reply(nullptr);
@@ -912,12 +1129,12 @@ void Server::onHover(const mlir::lsp::TextDocumentPositionParams &Params,
 
 void Server::onInlayHint(const mlir::lsp::InlayHintsParams &Params,
                          Callback<json::Value> Reply) {
-  std::string File = Params.textDocument.uri.file().str();
   Document Doc;
   json::Array Hints;
-  if (!snapshot(File, Doc) || !Doc.Latest)
+  if (!snapshot(Params.textDocument.uri.file(), Doc) || !Doc.Latest)
     return Reply(std::move(Hints));
   const Analyzed &Result = *Doc.Latest;
+  std::string File = Result.pathOf(Params.textDocument.uri.file());
   auto Text = Result.Texts.find(File);
   if (Text == Result.Texts.end())
     return Reply(std::move(Hints));
@@ -941,12 +1158,12 @@ void Server::onInlayHint(const mlir::lsp::InlayHintsParams &Params,
 
 void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
                           Callback<json::Value> Reply) {
-  std::string File = Params.textDocument.uri.file().str();
   Document Doc;
   json::Array Actions;
-  if (!snapshot(File, Doc) || !Doc.Latest)
+  if (!snapshot(Params.textDocument.uri.file(), Doc) || !Doc.Latest)
     return Reply(std::move(Actions));
   const Analyzed &Result = *Doc.Latest;
+  std::string File = Result.pathOf(Params.textDocument.uri.file());
   const ProgramState &State = Result.State;
   auto Text = Result.Texts.find(File);
   if (!State.Model.BatchSize || Text == Result.Texts.end() ||
@@ -985,14 +1202,13 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
         Start.Line = *S;
         End.Line = *E;
       }
-      auto Uri = URIForFile::fromFile(Edit.Range.File);
-      if (!Uri) {
-        llvm::consumeError(Uri.takeError());
+      std::string Uri = uriFor(Edit.Range.File);
+      if (Uri.empty()) {
         Placed = false;
         break;
       }
-      Changes[Uri->uri().str()].push_back(json::Object{
-          {"range", rangeJSON(Start, End)}, {"newText", Edit.Text}});
+      Changes[Uri].push_back(json::Object{{"range", rangeJSON(Start, End)},
+                                          {"newText", Edit.Text}});
     }
     if (!Placed)
       continue;
@@ -1047,7 +1263,10 @@ void Server::onExecuteCommand(const RawParams &Params,
                 llvm::toString(Parsed.takeError()));
   auto Job = std::make_shared<MeasureJob>();
   Job->File = Parsed->file().str();
-  Job->Token = nextId("measure");
+  if (const json::Value *Token = Object->get("workDoneToken")) {
+    Job->Token = *Token;
+    Job->ClientToken = true;
+  }
   {
     std::lock_guard<std::mutex> Lock(Mutex);
     if (Measuring.count(Job->File))
@@ -1064,8 +1283,7 @@ void Server::onExecuteCommand(const RawParams &Params,
 
 void Server::onCancelProgress(const RawParams &Params) {
   const json::Object *Object = Params.Value.getAsObject();
-  std::optional<llvm::StringRef> Token =
-      Object ? Object->getString("token") : std::nullopt;
+  const json::Value *Token = Object ? Object->get("token") : nullptr;
   if (!Token)
     return;
   std::lock_guard<std::mutex> Lock(Mutex);
@@ -1082,16 +1300,49 @@ static llvm::StringRef lastLine(llvm::StringRef Text) {
   return NewLine == llvm::StringRef::npos ? Text : Text.drop_front(NewLine + 1);
 }
 
+void Server::createProgress(MeasureJob &Job) {
+  if (Job.ClientToken || !CanShowProgress)
+    return;
+  std::string Token = nextId("measure");
+  std::string Id = nextId("progress");
+  auto Created = std::make_shared<std::promise<bool>>();
+  std::future<bool> Answer = Created->get_future();
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    ProgressCreated[llvm::formatv("{0}", json::Value(Id)).str()] = Created;
+  }
+  CreateProgress(json::Object{{"token", Token}}, Id);
+  // A client that never answers shows no progress, and the measurement
+  // goes on.
+  if (Answer.wait_for(std::chrono::seconds(10)) == std::future_status::ready &&
+      Answer.get())
+    Job.Token = Token;
+  std::lock_guard<std::mutex> Lock(Mutex);
+  ProgressCreated.erase(llvm::formatv("{0}", json::Value(Id)).str());
+}
+
 void Server::measure(std::shared_ptr<MeasureJob> Job) {
-  if (CanShowProgress)
-    CreateProgress(json::Object{{"token", Job->Token}}, nextId("progress"));
-  progress(Job->Token,
-           json::Object{{"kind", "begin"},
-                        {"title", ("skyline-check: measuring " +
-                                   llvm::sys::path::filename(Job->File))
-                                      .str()},
-                        {"cancellable", true},
-                        {"percentage", 0}});
+  createProgress(*Job);
+  double ExpectedBuild = 30; // a LibTorch program's first build, about
+  {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    auto It = LastBuildSeconds.find(Job->File);
+    if (It != LastBuildSeconds.end())
+      ExpectedBuild = It->second;
+  }
+  MeasureProgress Bar(ExpectedBuild);
+  auto Began = std::chrono::steady_clock::now();
+  auto Since = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Began)
+        .count();
+  };
+  progress(*Job, json::Object{{"kind", "begin"},
+                              {"title", ("skyline-check: measuring " +
+                                         llvm::sys::path::filename(Job->File))
+                                            .str()},
+                              {"cancellable", true},
+                              {"percentage", 0}});
   std::vector<std::string> Arguments = Options.Arguments;
   llvm::append_range(Arguments, InitArguments);
   Arguments = argumentsFor(Arguments, Job->File);
@@ -1117,6 +1368,8 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
     }
   }
   std::string Shown, Log;
+  size_t Seen = 0; // of Log, the lines the bar has read
+  int ShownAt = 0;
   bool Terminated = false;
   int Code = -1;
   if (Child.Pid > 0) {
@@ -1125,18 +1378,31 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
           llvm::sys::Wait(Child, 0, &Error, nullptr, true);
       if (auto Buffer = llvm::MemoryBuffer::getFile(ErrPath))
         Log = (*Buffer)->getBuffer().str();
+      // Every line since the last look moves the bar; the last is shown.
+      llvm::StringRef New =
+          llvm::StringRef(Log).drop_front(std::min(Log.size(), Seen));
+      size_t Complete = New.rfind('\n');
+      if (Complete != llvm::StringRef::npos) {
+        for (llvm::StringRef Line : llvm::split(New.take_front(Complete), '\n'))
+          if (Line.consume_front("skyline-check: "))
+            Bar.observe(Line, Since());
+        Seen += Complete + 1;
+        New = New.drop_front(Complete + 1);
+      }
+      // A run's line is written in two parts ("run 2/6 at batch size
+      // 128..." then its figures): its start counts at once.
+      if (New.consume_front("skyline-check: "))
+        Bar.observe(New, Since());
       std::string Line = lastLine(Log).str();
       llvm::StringRef Message = Line;
       Message.consume_front("skyline-check: ");
-      if (!Message.empty() && Message != Shown) {
+      int Percentage = Bar.percentage(Since());
+      if ((!Message.empty() && Message != Shown) || Percentage != ShownAt) {
         Shown = Message.str();
-        json::Object Report{{"kind", "report"}, {"message", Shown}};
-        // "run 2/6 at batch size 128...": the sizes measured so far.
-        unsigned Run = 0, Runs = 0;
-        if (std::sscanf(Shown.c_str(), "run %u/%u", &Run, &Runs) == 2 &&
-            Runs > 0)
-          Report["percentage"] = int(100 * (Run - 1) / Runs);
-        progress(Job->Token, std::move(Report));
+        ShownAt = Percentage;
+        progress(*Job, json::Object{{"kind", "report"},
+                                    {"message", Shown},
+                                    {"percentage", Percentage}});
       }
       if (Done.Pid != 0) {
         Code = Done.ReturnCode;
@@ -1181,7 +1447,11 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
                             .take_until([](char C) { return C == '\n'; })
                             .str();
   }
-  progress(Job->Token, json::Object{{"kind", "end"}, {"message", Outcome}});
+  progress(*Job, json::Object{{"kind", "end"}, {"message", Outcome}});
+  if (std::optional<double> Build = Bar.buildSeconds()) {
+    std::lock_guard<std::mutex> Lock(Mutex);
+    LastBuildSeconds[Job->File] = *Build;
+  }
   if (!Terminated && Code != 0)
     ShowMessage(
         json::Object{{"type", 1}, {"message", "skyline-check: " + Outcome}});

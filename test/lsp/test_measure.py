@@ -76,8 +76,12 @@ async def test_measure_lands(client, workspace):
     assert reports[0].title == "skyline-check: measuring train.cpp"
     assert reports[0].cancellable
     messages = [(r.message, r.percentage) for r in reports[1:-1]]
-    assert ("run 1/2 at batch size 16...", 0) in messages
-    assert ("run 2/2 at batch size 32...", 50) in messages
+    # The build's share is 30%, the planned runs' 60% (MeasureProgress.h):
+    # each run's line starts its share.
+    assert ("run 1/2 at batch size 16...", 30) in messages
+    assert ("run 2/2 at batch size 32...", 60) in messages
+    percentages = [r.percentage for r in reports[1:-1]]
+    assert percentages == sorted(percentages), "it never goes back"
     assert reports[-1].message == (
         "measured; suggested batch size: 152 (99% more throughput than 16; "
         "90% interval 30% to 203%)")
