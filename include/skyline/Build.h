@@ -21,6 +21,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -70,6 +71,9 @@ struct ProjectFlags {
   std::vector<std::string> SystemIncludes; // -isystem dirs
   std::vector<std::string> Definitions;    // NAME or NAME=value
   std::string Standard = "17";
+  /// Each mirrored source's other options, from its own compile command
+  /// (forced includes, warnings, features), as words, by mirror path.
+  std::map<std::string, std::vector<std::string>> SourceOptions;
 };
 ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
                           const ProgramModel &Model,

@@ -8,9 +8,13 @@
 #include "skyline/Process.h"
 #include "skyline/RuntimeCache.h"
 
+#include "clang/Driver/Options.h"
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Option/Arg.h"
+#include "llvm/Option/ArgList.h"
+#include "llvm/Option/OptTable.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -207,6 +211,79 @@ llvm::Expected<ProgramLink> programLink(const InstrumentedProgram &Program,
   return Link;
 }
 
+/// Arg as a POSIX shell's word (CMake passes COMPILE_FLAGS to one).
+std::string shellWord(llvm::StringRef Arg) {
+  if (!Arg.empty() && Arg.find_first_of(" \t\"'\\$`") == llvm::StringRef::npos)
+    return Arg.str();
+  std::string Word = "'";
+  for (char C : Arg)
+    Word += C == '\'' ? std::string("'\\''") : std::string(1, C);
+  return Word + "'";
+}
+
+/// The options of a source's own (sanitized) compile command that the
+/// generated target does not give itself (its include paths, definitions
+/// and standard): forced includes, warnings, features, ... in the user's
+/// order, as words. A forced include of the program's own is the mirror's
+/// copy.
+std::vector<std::string> sourceOptions(const clang::tooling::CompileCommand &C,
+                                       const InstrumentedProgram &Program) {
+  namespace opts = clang::driver::options;
+  const std::vector<std::string> &Args = C.CommandLine;
+  std::vector<const char *> Argv;
+  for (size_t I = 1; I < Args.size(); ++I)
+    Argv.push_back(Args[I].c_str());
+  unsigned MissingIndex = 0, MissingCount = 0;
+  llvm::opt::InputArgList Parsed = clang::driver::getDriverOptTable().ParseArgs(
+      Argv, MissingIndex, MissingCount,
+      llvm::opt::Visibility(opts::ClangOption));
+  std::vector<const llvm::opt::Arg *> Options(Parsed.begin(), Parsed.end());
+  std::vector<std::string> Kept;
+  for (size_t I = 0; I < Options.size(); ++I) {
+    const llvm::opt::Arg &A = *Options[I];
+    const llvm::opt::Option &O = A.getOption();
+    llvm::StringRef Name = O.getName();
+    // The target gives these (or the build must not take them): the
+    // source and what follows "--", -c, include paths and definitions,
+    // the standard (CXX_STANDARD), what libTooling added for its parse
+    // (--driver-mode, --target, --no-default-config), and warnings as
+    // errors, which the instrumentation's own code is not the user's to
+    // fail on.
+    if (O.matches(opts::OPT_INPUT) || O.matches(opts::OPT__DASH_DASH) ||
+        O.matches(opts::OPT_c) || O.matches(opts::OPT_I) ||
+        O.matches(opts::OPT_isystem) || O.matches(opts::OPT_D) ||
+        O.matches(opts::OPT_std_EQ) || O.matches(opts::OPT_o) ||
+        O.matches(opts::OPT_driver_mode) || O.matches(opts::OPT_target) ||
+        Name == "no-default-config" ||
+        llvm::StringRef(Args[1 + A.getIndex()]).starts_with("-Werror") ||
+        O.matches(opts::OPT_UNKNOWN))
+      continue;
+    size_t End =
+        I + 1 < Options.size() ? Options[I + 1]->getIndex() : Argv.size();
+    std::vector<std::string> Span(Args.begin() + 1 + A.getIndex(),
+                                  Args.begin() + 1 + End);
+    // Paths are the command's directory's; the program's own files are the
+    // mirror's.
+    if ((O.matches(opts::OPT_include) || O.matches(opts::OPT_imacros) ||
+         O.matches(opts::OPT_iquote) || O.matches(opts::OPT_idirafter)) &&
+        A.getNumValues() == 1) {
+      // Looked for from the command's directory first, then along the
+      // include path (where "fstream" is found): made absolute only where
+      // it is there.
+      std::string Path = A.getValue();
+      std::string Here = absolutePathIn(C.Directory, Path);
+      if (llvm::sys::fs::exists(Here) || Program.MirrorOf.count(Here))
+        Path = Here;
+      auto Mirror = Program.MirrorOf.find(Path);
+      if (Mirror != Program.MirrorOf.end())
+        Path = Mirror->second;
+      Span = {"-" + Name.rtrim('=').str(), Path};
+    }
+    llvm::append_range(Kept, Span);
+  }
+  return Kept;
+}
+
 } // namespace
 
 ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
@@ -216,6 +293,10 @@ ProjectFlags projectFlags(const clang::tooling::CompilationDatabase &DB,
   for (const std::string &Source : Model.Sources)
     for (const clang::tooling::CompileCommand &Command :
          DB.getCompileCommands(Source)) {
+      auto Mirror = Program.MirrorOf.find(Source);
+      if (Mirror != Program.MirrorOf.end() &&
+          !Flags.SourceOptions.count(Mirror->second))
+        Flags.SourceOptions[Mirror->second] = sourceOptions(Command, Program);
       const auto &Args = Command.CommandLine;
       for (size_t I = 1; I < Args.size(); ++I) {
         llvm::StringRef Arg = Args[I];
@@ -322,6 +403,19 @@ projectText(const InstrumentedProgram &Program, const ProjectFlags &Flags,
   if (!Flags.Definitions.empty())
     Out << "target_compile_definitions(skyline_instrumented PRIVATE"
         << list(Flags.Definitions) << ")\n";
+  // Each source as its own command compiles it (a forced -include, a
+  // feature flag), after what the target gives.
+  // COMPILE_FLAGS, a command line's words: CMake would take a pair such as
+  // "-include fstream" apart in COMPILE_OPTIONS (de-duplicated, no SHELL:).
+  for (const auto &[Source, Options] : Flags.SourceOptions) {
+    if (Options.empty())
+      continue;
+    std::string Words;
+    for (const std::string &Option : Options)
+      Words += (Words.empty() ? "" : " ") + shellWord(Option);
+    Out << "set_source_files_properties(" << quoted(Source)
+        << " PROPERTIES COMPILE_FLAGS " << quoted(Words) << ")\n";
+  }
   // No precompiled header of LibTorch: building one and loading it in
   // every source cost more than it saves in a cold build (utils/bench-build,
   // docs/performance.md). utils/bench-build swaps this line for one.

@@ -8,6 +8,8 @@
 
 #include "skyline/Config.h"
 
+#include "clang/Tooling/CompilationDatabase.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gmock/gmock.h"
@@ -155,6 +157,37 @@ TEST(BuildTest, LinkedLikeTheUsersTargetTheCachedTorchSettingsServe) {
   EXPECT_THAT(Linked, HasSubstr("find_package(Torch REQUIRED)"));
   EXPECT_THAT(Linked, Not(HasSubstr("torch-settings.cmake")));
   EXPECT_THAT(Linked, HasSubstr("\"${TORCH_LIBRARIES}\""));
+}
+
+/// The instrumented program builds wherever the user's does: each source
+/// gets its own command's options (a forced -include that the code relies
+/// on, a feature flag) beside what the target gives, and no warning is an
+/// error for the instrumentation's own code.
+TEST(BuildTest, EachSourceKeepsItsOwnCommandsOptions) {
+  clang::tooling::FixedCompilationDatabase Database(
+      "/home/user/proj",
+      {"--driver-mode=g++", "-std=c++17", "-include", "fstream", "-Werror",
+       "-Werror=shadow", "-Wall", "-fno-strict-aliasing", "-Iinclude", "-DFAST",
+       "-include", "src/config.h", "-mno-avx512f"});
+  ProgramModel Model;
+  Model.Sources = {"/home/user/proj/src/train.cpp"};
+  InstrumentedProgram Program = program();
+  Program.MirrorOf["/home/user/proj/src/config.h"] =
+      "/tmp/work/src/src/config.h";
+  ProjectFlags Flags = projectFlags(Database, Model, Program);
+  ASSERT_EQ(Flags.SourceOptions.size(), 1u);
+  EXPECT_EQ(Flags.SourceOptions["/tmp/work/src/src/train.cpp"],
+            (std::vector<std::string>{
+                "-include", "fstream", "-Wall", "-fno-strict-aliasing",
+                "-include", "/tmp/work/src/src/config.h", "-mno-avx512f"}));
+  EXPECT_EQ(Flags.Definitions, (std::vector<std::string>{"FAST"}));
+  std::string Project = generate(withoutTarget(), Flags);
+  EXPECT_THAT(Project,
+              HasSubstr("set_source_files_properties(\"/tmp/work/src/src/"
+                        "train.cpp\" PROPERTIES COMPILE_FLAGS \"-include "
+                        "fstream -Wall -fno-strict-aliasing -include "
+                        "/tmp/work/src/src/config.h -mno-avx512f\")"));
+  EXPECT_THAT(Project, Not(HasSubstr("Werror")));
 }
 
 /// A build that fails on a full disk says so, not what failed first (CMake

@@ -4,7 +4,7 @@
 #include <iostream>
 
 constexpr int64_t kFeatures = 4;
-constexpr int kSteps = 40;
+constexpr int kSteps = kForcedSteps; // src/forced.h, by -include
 
 int main() {
   torch::manual_seed(0);
