@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <optional>
 #include <string>
@@ -91,11 +92,23 @@ struct ProgramState {
 /// " (measured before the change: sources, compile flags)".
 std::string measuredBeforeChangeNote(llvm::ArrayRef<std::string> Changes);
 
+/// The warnings skyline-check prints about a measurement itself, which say
+/// how far its figures hold: the report's problems (a size that failed,
+/// runs that ended early or did not agree, a spent time budget), then
+/// other work that held the CPUs during the kept runs and the hypervisor's
+/// steal, as the sweep says them (OtherWork.h; Cores: the machine's, as
+/// the sweep counts them). Not the threads warning: a report does not say
+/// how many CPUs its runs had.
+std::vector<std::string> measurementWarnings(const Measurement &M,
+                                             unsigned Cores);
+
 /// Fills the measured half of State from a report of this program:
 /// the Model stage and the rules as `--from-report` runs them, the findings
 /// moved onto the current code where their place moved (the batch-size
 /// literal, a layer's call or construction, an optimizer's learning rate)
-/// and, when the files changed since, marked and without fix-its.
+/// and, when the files changed since, marked and without fix-its; then
+/// measurementWarnings, each a warning at the batch-size literal (no rule
+/// id: no rule makes them).
 /// KeyChanges: what else changed since (keyChanges of the report's key and
 /// the program's now, without "sources", which the files' digests decide
 /// here); those findings are marked too, and keep their fix-its.
@@ -111,18 +124,25 @@ bool reportDescribes(const SavedReport &Report, llvm::StringRef Source,
 /// Makes every path of Report's program model absolute (from BaseDir).
 void makeReportPathsAbsolute(SavedReport &Report, llvm::StringRef BaseDir);
 
-/// Markdown for a hover on the training batch-size literal: predicted time,
-/// throughput and memory with their 90% intervals at the current, the
-/// suggested, the doubled and the largest fitting sizes, and the fits'
-/// quality; without a measurement, what the front end found and how to
-/// measure.
-std::string batchSizeHover(const ProgramState &State);
+/// Whether the client shows Markdown hovers: "markdown" is among
+/// textDocument.hover.contentFormat in the capabilities it sent with
+/// `initialize`. A client that lists none is sent plain text.
+bool clientTakesMarkdownHovers(const llvm::json::Object &Capabilities);
 
-/// Markdown for a hover on a layer's call or construction at File:Line
-/// (1-based): its forward and backward time, share and memory in the
-/// measured run at the declared size; none when no layer is there.
+/// A hover on the training batch-size literal: predicted time, throughput
+/// and memory with their 90% intervals at the current, the suggested, the
+/// doubled and the largest fitting sizes (and the largest the suggestion
+/// may be, where the data or a failure bound it lower), and the fits'
+/// quality; without a measurement, what the front end found and how to
+/// measure. Markdown, else plain text (the tables as aligned columns).
+std::string batchSizeHover(const ProgramState &State, bool Markdown = true);
+
+/// A hover on a layer's call or construction at File:Line (1-based): its
+/// forward and backward time, share of the median iteration and memory in
+/// the measured run at the declared size; none when no layer is there.
 std::optional<std::string> layerHover(const ProgramState &State,
-                                      llvm::StringRef File, unsigned Line);
+                                      llvm::StringRef File, unsigned Line,
+                                      bool Markdown = true);
 
 /// An inlay hint at a byte offset of File as analyzed.
 struct InlayHintAt {
@@ -132,22 +152,35 @@ struct InlayHintAt {
   bool PaddingLeft = true;
 };
 
-/// Each measured layer's call (forward, backward and share of the
+/// Each measured layer's call (forward, backward and share of the median
 /// iteration), the batch-size literal (predicted throughput and peak
-/// memory) and the training loop (iteration time); none unmeasured.
+/// memory) and the training loop (the median iteration); none unmeasured.
 std::vector<InlayHintAt> inlayHints(const ProgramState &State);
 
-/// "Set batch size to N": the suggested size, sizes between it and the
-/// largest that fits, that size, and double the current one, each titled
-/// with its predicted throughput change and peak memory, with the fix-it
-/// of makeBatchSizeFix (the edit --export-fixes writes).
+/// Whether an action of Kind is among those the client asked for
+/// (CodeActionContext.only; empty: any): a kind asked for covers its
+/// subkinds ("quickfix" covers "quickfix.skyline"), "" covers every kind.
+bool codeActionKindRequested(llvm::ArrayRef<std::string> Only,
+                             llvm::StringRef Kind);
+
+/// "Set batch size to N", each a quickfix: the suggested size, sizes between
+/// it and the largest offered, that size, and double the current one (in
+/// increasing order where there is no suggestion), each titled with its
+/// predicted throughput change and peak memory, with the fix-it of
+/// makeBatchSizeFix (the edit --export-fixes writes). Measured, no size
+/// past the bound the command line puts on its suggestion (suggestionCap:
+/// the largest that fits, lowered by the data and by failed runs), and
+/// where the loop needs whole batches only divisors of the dataset. None
+/// where Only does not ask for quickfixes.
 struct BatchSizeAction {
   std::string Title;
   int64_t BatchSize = 0;
   Finding Fix;
   bool Preferred = false; // the suggestion
 };
-std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State);
+std::vector<BatchSizeAction>
+batchSizeActions(const ProgramState &State,
+                 llvm::ArrayRef<std::string> Only = {});
 
 } // namespace skyline
 

@@ -192,6 +192,13 @@ struct Analysis {
 Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
                  const ModelOptions &Options);
 
+/// The largest size a suggestion may be: Cap (the largest that fits) lowered
+/// to below the smallest size whose batch was the whole dataset
+/// (DataBound), below the smallest that failed (FailureBound) and to half
+/// the training data (DatasetSamples / 2: two batches an epoch). The
+/// editor offers no size past it either.
+int64_t suggestionCap(const Analysis &A, int64_t Cap);
+
 /// The predicted iteration time: piecewise linear through TimePoints (the
 /// measured sizes' medians), so that a time line that bends (a
 /// cache the activations outgrow) is followed; past the ends, the end

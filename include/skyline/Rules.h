@@ -70,6 +70,14 @@ const RuleInfo &trainingLoopNote();
 /// skyline-hot-layer's --hot-layer-share.
 const RuleOptionInfo &hotLayerShareOption();
 
+/// skyline-hot-layer's figures, which the editor's hovers and hints show
+/// too: a layer's time in an iteration (its GPU time where the run
+/// measured one, else forward and backward) and that time's share of the
+/// run's median iteration, the statistic the run table and the loop's hint
+/// show (0 where the median is not positive).
+double hotLayerMs(const LayerMeasure &Layer);
+double hotLayerShare(const MeasuredRun &Run, const LayerMeasure &Layer);
+
 /// Runs every rule and drops what NOLINT comments silence.
 std::vector<Finding> runRules(const RuleContext &Context);
 

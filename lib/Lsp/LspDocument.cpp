@@ -3,6 +3,7 @@
 #include "skyline/LspDocument.h"
 
 #include "skyline/FixExport.h"
+#include "skyline/OtherWork.h"
 #include "skyline/Units.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -12,6 +13,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <thread>
 
 namespace skyline {
 
@@ -176,6 +179,25 @@ std::string measuredBeforeChangeNote(llvm::ArrayRef<std::string> Changes) {
   return " (measured before the change: " + llvm::join(Changes, ", ") + ")";
 }
 
+std::vector<std::string> measurementWarnings(const Measurement &M,
+                                             unsigned Cores) {
+  std::vector<std::string> Warnings = M.Problems;
+  // As Sweep::warnOfOtherWork says them when the sweep ends.
+  std::vector<std::pair<int64_t, double>> SizeCores, SizeSteal;
+  for (const MeasuredRun &Run : M.Runs) {
+    if (Run.OtherWorkCores >= 0)
+      SizeCores.push_back({Run.BatchSize, Run.OtherWorkCores});
+    if (Run.StealCores >= 0)
+      SizeSteal.push_back({Run.BatchSize, Run.StealCores});
+  }
+  if (std::optional<std::string> Busy = busyDuringRunsWarning(SizeCores, Cores))
+    Warnings.push_back(std::move(*Busy));
+  if (std::optional<std::string> Steal =
+          stealDuringRunsWarning(SizeSteal, Cores))
+    Warnings.push_back(std::move(*Steal));
+  return Warnings;
+}
+
 void loadMeasurement(ProgramState &State, SavedReport Report,
                      llvm::StringRef ReportPath,
                      llvm::ArrayRef<std::string> KeyChanges) {
@@ -216,6 +238,22 @@ void loadMeasurement(ProgramState &State, SavedReport Report,
       F.At = *Moved;
     F.Edits.clear();
   }
+  // What the terminal prints about the measurement itself goes where the
+  // measured findings start: the batch size, as it is now.
+  const std::optional<BatchSizeSite> &Site =
+      State.Model.BatchSize || State.SourcesChanged ? State.Model.BatchSize
+                                                    : Then.BatchSize;
+  unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  for (const std::string &Warning :
+       measurementWarnings(Report.Measured, Cores)) {
+    if (!Site)
+      break;
+    Finding F;
+    F.Level = DiagLevel::Warning;
+    F.At = Site->Literal;
+    F.Message = Warning + Note;
+    State.Measured.push_back(std::move(F));
+  }
   State.Report = std::move(Report);
 }
 
@@ -246,7 +284,118 @@ static std::string byteInterval(const Interval &R) {
          formatBytes(int64_t(R.High)) + ")";
 }
 
-std::string batchSizeHover(const ProgramState &State) {
+/// The largest size the actions offer, and what bounds it: the bound the
+/// command line puts on its suggestion (suggestionCap), named by the bound
+/// that decided it. Without a maximum that fits, only the data and failed
+/// runs bound it ("" where nothing does).
+static std::pair<int64_t, std::string> largestOffered(const Analysis &A) {
+  int64_t Fits = A.MaxBatchSize.value_or(std::numeric_limits<int64_t>::max());
+  int64_t Cap = suggestionCap(A, Fits);
+  if (Cap == Fits)
+    return {Cap, A.MaxBatchSize ? "largest that fits" : ""};
+  if (Cap == A.DataBound)
+    return {Cap, "below the size that held the whole dataset"};
+  if (Cap == A.FailureBound)
+    return {Cap, "below the size that failed"};
+  return {Cap, "half the training data"};
+}
+
+/// The largest divisor of Samples at most Size (Samples > 0, Size >= 1).
+static int64_t largestDivisorAtMost(int64_t Samples, int64_t Size) {
+  int64_t Best = 1;
+  for (int64_t D = 1; D * D <= Samples; ++D)
+    if (Samples % D == 0)
+      for (int64_t Divisor : {D, Samples / D})
+        if (Divisor <= Size)
+          Best = std::max(Best, Divisor);
+  return Best;
+}
+
+bool clientTakesMarkdownHovers(const llvm::json::Object &Capabilities) {
+  const llvm::json::Object *Document = Capabilities.getObject("textDocument");
+  const llvm::json::Object *Hover =
+      Document ? Document->getObject("hover") : nullptr;
+  const llvm::json::Array *Formats =
+      Hover ? Hover->getArray("contentFormat") : nullptr;
+  return Formats && llvm::any_of(*Formats, [](const llvm::json::Value &V) {
+           return V.getAsString() == "markdown";
+         });
+}
+
+/// Characters as a terminal counts them: UTF-8 sequences are one.
+static size_t columns(llvm::StringRef Text) {
+  return llvm::count_if(Text, [](char C) { return (C & 0xC0) != 0x80; });
+}
+
+/// The hovers' Markdown as plain text, for a client that shows the markup
+/// as typed: `code` becomes 'code', emphasis goes, and a table becomes
+/// aligned columns (right-aligned where the Markdown says so), without
+/// its separator line or an empty header. Only what the hovers write.
+static std::string plainText(llvm::StringRef Markdown) {
+  auto Inline = [](llvm::StringRef Text) {
+    std::string Out;
+    for (char C : Text)
+      if (C == '`')
+        Out += '\'';
+      else if (C != '*')
+        Out += C;
+    return Out;
+  };
+  llvm::SmallVector<llvm::StringRef, 0> Lines;
+  Markdown.split(Lines, '\n');
+  std::string Out;
+  for (size_t I = 0; I < Lines.size();) {
+    if (!Lines[I].starts_with("|")) {
+      Out += Inline(Lines[I]);
+      if (++I < Lines.size())
+        Out += '\n';
+      continue;
+    }
+    std::vector<std::vector<std::string>> Rows;
+    std::vector<bool> Right;
+    for (; I < Lines.size() && Lines[I].starts_with("|"); ++I) {
+      llvm::SmallVector<llvm::StringRef, 8> Cells;
+      Lines[I].trim().drop_front().drop_back().split(Cells, '|');
+      bool Separator = llvm::all_of(Cells, [](llvm::StringRef Cell) {
+        Cell = Cell.trim();
+        return !Cell.empty() &&
+               Cell.find_first_not_of("-:") == llvm::StringRef::npos;
+      });
+      if (Separator) {
+        for (llvm::StringRef Cell : Cells)
+          Right.push_back(Cell.trim().ends_with(":"));
+        continue;
+      }
+      std::vector<std::string> Row;
+      for (llvm::StringRef Cell : Cells)
+        Row.push_back(Inline(Cell.trim()));
+      if (llvm::any_of(Row, [](const std::string &C) { return !C.empty(); }))
+        Rows.push_back(std::move(Row));
+    }
+    std::vector<size_t> Widths;
+    for (const auto &Row : Rows)
+      for (size_t C = 0; C < Row.size(); ++C) {
+        Widths.resize(std::max(Widths.size(), Row.size()));
+        Widths[C] = std::max(Widths[C], columns(Row[C]));
+      }
+    for (const auto &Row : Rows) {
+      std::string Line;
+      for (size_t C = 0; C < Row.size(); ++C) {
+        std::string Pad(Widths[C] - columns(Row[C]), ' ');
+        bool AlignRight = C < Right.size() && Right[C];
+        Line += (C ? "  " : "") + (AlignRight ? Pad + Row[C] : Row[C] + Pad);
+      }
+      Out += llvm::StringRef(Line).rtrim().str();
+      if (I < Lines.size())
+        Out += '\n';
+    }
+  }
+  return Out;
+}
+
+std::string batchSizeHover(const ProgramState &State, bool Markdown) {
+  if (!Markdown)
+    return plainText(batchSizeHover(State, true));
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   const BatchSizeSite &Site = *State.Model.BatchSize;
@@ -275,6 +424,9 @@ std::string batchSizeHover(const ProgramState &State) {
   Rows.push_back({Site.Value * 2, "doubled"});
   if (A.MaxBatchSize)
     Rows.push_back({*A.MaxBatchSize, "largest that fits"});
+  auto [Largest, Bound] = largestOffered(A);
+  if (A.MaxBatchSize && Largest != *A.MaxBatchSize)
+    Rows.push_back({Largest, Bound});
   OS << "| batch size | which | iteration ms | samples/s | peak memory |\n"
      << "| ---: | --- | ---: | ---: | ---: |\n";
   for (const auto &[Size, What] : Rows) {
@@ -331,12 +483,6 @@ static const LayerMeasure *layerOf(const ProgramState &State,
   return nullptr;
 }
 
-/// A layer's time in an iteration as skyline-hot-layer counts it: its GPU
-/// time where the run measured one, else forward and backward.
-static double layerMs(const LayerMeasure &Layer) {
-  return Layer.GpuMs >= 0 ? Layer.GpuMs : Layer.ForwardMs + Layer.BackwardMs;
-}
-
 /// The measured layer of a call or construction at File:Line.
 static const LayerMeasure *layerAt(const ProgramState &State,
                                    const MeasuredRun &Run, llvm::StringRef File,
@@ -354,7 +500,12 @@ static const LayerMeasure *layerAt(const ProgramState &State,
 }
 
 std::optional<std::string> layerHover(const ProgramState &State,
-                                      llvm::StringRef File, unsigned Line) {
+                                      llvm::StringRef File, unsigned Line,
+                                      bool Markdown) {
+  if (!Markdown) {
+    std::optional<std::string> Text = layerHover(State, File, Line, true);
+    return Text ? std::optional<std::string>(plainText(*Text)) : std::nullopt;
+  }
   const MeasuredRun *Run = currentRun(State);
   if (!Run)
     return std::nullopt;
@@ -362,9 +513,9 @@ std::optional<std::string> layerHover(const ProgramState &State,
   const LayerMeasure *Layer = layerAt(State, *Run, File, Line, Name);
   if (!Layer)
     return std::nullopt;
-  // The share as skyline-hot-layer gives it: of the mean iteration.
-  double Iteration = Run->IterationMs.Mean;
-  double Share = Iteration > 0 ? layerMs(*Layer) / Iteration : 0;
+  // The share as skyline-hot-layer gives it: of the median iteration.
+  double Iteration = Run->IterationMs.Median;
+  double Share = hotLayerShare(*Run, *Layer);
   std::string Text;
   llvm::raw_string_ostream OS(Text);
   OS << "**layer** `" << Layer->Name << "` (" << Layer->Type
@@ -373,7 +524,7 @@ std::optional<std::string> layerHover(const ProgramState &State,
      << "| forward | " << llvm::formatv("{0:F2}", Layer->ForwardMs) << " ms |\n"
      << "| backward | " << llvm::formatv("{0:F2}", Layer->BackwardMs)
      << " ms |\n"
-     << "| share of the iteration | " << formatShare(Share) << " of "
+     << "| share of the median iteration | " << formatShare(Share) << " of "
      << llvm::formatv("{0:F2}", Iteration) << " ms |\n";
   if (Layer->GpuMs >= 0)
     OS << "| GPU kernels | " << llvm::formatv("{0:F2}", Layer->GpuMs)
@@ -393,17 +544,17 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
   if (!Run || !State.Model.BatchSize)
     return Hints;
   const char *Stale = State.MeasuredBeforeChange ? " (before the change)" : "";
-  double Iteration = Run->IterationMs.Mean;
   for (const ModuleCall &Call : State.Model.ModuleCalls) {
     const LayerMeasure *Layer =
         layerOf(State, *Run, Call.Name, Call.File, Call.Line);
-    if (!Layer || Iteration <= 0)
+    if (!Layer || Run->IterationMs.Median <= 0)
       continue;
     Hints.push_back(
         {Call.File, Call.Offset + Call.Length,
-         llvm::formatv("fwd {0:F2} ms, bwd {1:F2} ms, {2} of the iteration{3}",
+         llvm::formatv("fwd {0:F2} ms, bwd {1:F2} ms, {2} of the "
+                       "median iteration{3}",
                        Layer->ForwardMs, Layer->BackwardMs,
-                       formatShare(layerMs(*Layer) / Iteration), Stale)
+                       formatShare(hotLayerShare(*Run, *Layer)), Stale)
              .str()});
   }
   const BatchSizeSite &Site = *State.Model.BatchSize;
@@ -425,7 +576,7 @@ std::vector<InlayHintAt> inlayHints(const ProgramState &State) {
     if (Loop.LoopOffset > 0 || Loop.Line == 1)
       Hints.push_back(
           {Loop.File, Loop.LoopOffset,
-           llvm::formatv("{0:F2} ms/iteration at batch size {1}{2}",
+           llvm::formatv("median iteration {0:F2} ms at batch size {1}{2}",
                          Run->IterationMs.Median, Run->BatchSize, Stale)
                .str(),
            false});
@@ -454,33 +605,60 @@ withScaledLearningRate(const ProgramState &State,
   return Scaled;
 }
 
-std::vector<BatchSizeAction> batchSizeActions(const ProgramState &State) {
+bool codeActionKindRequested(llvm::ArrayRef<std::string> Only,
+                             llvm::StringRef Kind) {
+  return Only.empty() || llvm::any_of(Only, [&](llvm::StringRef Asked) {
+           return Asked.empty() || Kind == Asked ||
+                  Kind.starts_with((Asked + ".").str());
+         });
+}
+
+std::vector<BatchSizeAction>
+batchSizeActions(const ProgramState &State, llvm::ArrayRef<std::string> Only) {
   std::vector<BatchSizeAction> Actions;
-  if (!State.Model.BatchSize)
+  if (!State.Model.BatchSize || !codeActionKindRequested(Only, "quickfix"))
     return Actions;
   const BatchSizeSite &Site = *State.Model.BatchSize;
   std::vector<std::pair<int64_t, std::string>> Sizes;
   const Analysis *A = State.Predicted ? &*State.Predicted : nullptr;
+  // Measured, the sizes stay under the command line's bound on its
+  // suggestion, and divide the dataset where the loop needs whole batches.
+  int64_t Limit = std::numeric_limits<int64_t>::max();
+  std::string Bound;
+  if (A)
+    std::tie(Limit, Bound) = largestOffered(*A);
+  int64_t Whole = A ? A->WholeBatchSamples : 0;
+  auto Offerable = [&](int64_t Size) {
+    return Size >= 1 && Size <= Limit && (Whole <= 0 || Whole % Size == 0);
+  };
+  if (Whole > 0 && Limit >= 1 && Limit < std::numeric_limits<int64_t>::max())
+    Limit = largestDivisorAtMost(Whole, Limit);
   if (A && A->Suggested)
     Sizes.push_back({A->Suggested->BatchSize, "suggested"});
-  if (A && A->Suggested && A->MaxBatchSize &&
-      *A->MaxBatchSize > A->Suggested->BatchSize) {
-    // Two sizes between the suggestion and the largest that fits, in equal
+  if (A && A->Suggested && !Bound.empty() && Limit > A->Suggested->BatchSize) {
+    // Two sizes between the suggestion and the largest offered, in equal
     // ratios, rounded as suggestions are.
-    double Ratio =
-        std::pow(double(*A->MaxBatchSize) / A->Suggested->BatchSize, 1.0 / 3);
+    double Ratio = std::pow(double(Limit) / A->Suggested->BatchSize, 1.0 / 3);
     int64_t Round = std::max<int64_t>(1, State.Rules.Model.RoundTo);
     for (int Step = 1; Step <= 2; ++Step) {
       int64_t Size = int64_t(A->Suggested->BatchSize * std::pow(Ratio, Step));
       Size = std::max<int64_t>(Round, Size / Round * Round);
+      if (Whole > 0)
+        Size = largestDivisorAtMost(Whole, Size);
       Sizes.push_back({Size, ""});
     }
   }
-  if (A && A->MaxBatchSize)
-    Sizes.push_back({*A->MaxBatchSize, "largest that fits"});
+  if (!Bound.empty())
+    Sizes.push_back({Limit, Bound});
   Sizes.push_back({Site.Value * 2, "doubled"});
+  // Without a suggestion no size is preferred: the nearest comes first.
+  if (!A || !A->Suggested)
+    llvm::stable_sort(
+        Sizes, [](const auto &X, const auto &Y) { return X.first < Y.first; });
   for (const auto &[Size, What] : Sizes) {
-    if (Size == Site.Value || Size < 1 ||
+    // The suggestion is the command line's own, within its bound.
+    if (Size == Site.Value || (A && What != "suggested" && !Offerable(Size)) ||
+        Size < 1 ||
         llvm::any_of(Actions, [&, Size = Size](const BatchSizeAction &Done) {
           return Done.BatchSize == Size;
         }))

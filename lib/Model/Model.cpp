@@ -405,16 +405,6 @@ std::string describeSmallGain(int64_t Current, int64_t Suggested, double Gain,
       .str();
 }
 
-/// The smallest bound of the suggestion: past the data a batch is the whole
-/// dataset, whatever it asks for; at and past a size that failed, a size
-/// may fail like it; an epoch of one batch is no training.
-int64_t suggestionCap(const Analysis &A, int64_t Cap) {
-  for (int64_t Bound : {A.DataBound, A.FailureBound, A.DatasetSamples / 2})
-    if (Bound > 0)
-      Cap = std::min(Cap, Bound);
-  return Cap;
-}
-
 /// Why a suggestion whose predicted gain reaches --min-gain is not made.
 std::string describeUnsureGain(int64_t Current, int64_t Suggested, double Gain,
                                Interval Range, const ModelOptions &Options) {
@@ -660,6 +650,16 @@ void collectPredictions(Analysis &A, const Measurement &M) {
 }
 
 } // namespace
+
+// The smallest bound of the suggestion: past the data a batch is the whole
+// dataset, whatever it asks for; at and past a size that failed, a size
+// may fail like it; an epoch of one batch is no training.
+int64_t suggestionCap(const Analysis &A, int64_t Cap) {
+  for (int64_t Bound : {A.DataBound, A.FailureBound, A.DatasetSamples / 2})
+    if (Bound > 0)
+      Cap = std::min(Cap, Bound);
+  return Cap;
+}
 
 llvm::Expected<LinearFit> fitLine(llvm::ArrayRef<double> X,
                                   llvm::ArrayRef<double> Y,

@@ -81,8 +81,8 @@ async def test_sources_analyzed_together(client, tmp_path):
         (7, 77, H, "call of module 'inner'"),
         # The measured rules on the whole program: its hot layer, here.
         (7, 77, W, "layer 'inner' (torch::nn::Linear) takes 56% of the "
-         "iteration time at batch size 24: forward 1.00 ms, backward 1.00 ms "
-         "of 3.60 ms"),
+         "median iteration time at batch size 24: forward 1.00 ms, backward "
+         "1.00 ms of 3.60 ms"),
         (3, 35, I, "'inner' is constructed here with width, width"),
     ]
     main = [d.message for d in client.diagnostics[main_uri]]
@@ -97,6 +97,6 @@ async def test_sources_analyzed_together(client, tmp_path):
         text_document=types.TextDocumentIdentifier(uri=block.as_uri()),
         range=types.Range(types.Position(0, 0), types.Position(20, 0))))
     assert sorted((h.position.line, h.label) for h in hints) == [
-        (7, "fwd 0.30 ms, bwd 0.20 ms, 14% of the iteration"),
-        (7, "fwd 1.00 ms, bwd 1.00 ms, 56% of the iteration"),
+        (7, "fwd 0.30 ms, bwd 0.20 ms, 14% of the median iteration"),
+        (7, "fwd 1.00 ms, bwd 1.00 ms, 56% of the median iteration"),
     ]

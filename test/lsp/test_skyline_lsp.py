@@ -73,8 +73,9 @@ async def test_diagnostics_on_open(client, workspace):
          "scaled with it: 0.01 x 152/16 = 0.095 (linear scaling rule; "
          "optional, export with --scale-learning-rate)"),
         (10, 20, 10, 26, W, "skyline-hot-layer",
-         "layer 'fc1' (torch::nn::Linear) takes 56% of the iteration time at "
-         "batch size 16: forward 1.00 ms, backward 1.00 ms of 3.60 ms"),
+         "layer 'fc1' (torch::nn::Linear) takes 56% of the median iteration "
+         "time at batch size 16: forward 1.00 ms, backward 1.00 ms of "
+         "3.60 ms"),
         (6, 33, 6, 34, I, "skyline-hot-layer",
          "'fc1' is constructed here with 784, 512"),
         (2, 27, 2, 29, I, "skyline-memory-breakdown",
@@ -219,7 +220,7 @@ async def test_hover_layer(client, workspace):
     assert "**layer** `fc1` (torch::nn::Linear) at batch size 16" in text
     assert "| forward | 1.00 ms |" in text
     assert "| backward | 1.00 ms |" in text
-    assert "| share of the iteration | 56% of 3.60 ms |" in text
+    assert "| share of the median iteration | 56% of 3.60 ms |" in text
     assert "| weights | 1.53 MiB |" in text
     # Nothing measured on a line with no layer or batch size.
     assert await client.text_document_hover_async(types.HoverParams(
@@ -237,11 +238,11 @@ async def test_inlay_hints_follow_edits(client, workspace):
 
     before = await hints()
     assert before == [
-        (10, 26, "fwd 1.00 ms, bwd 1.00 ms, 56% of the iteration"),
-        (11, 17, "fwd 0.30 ms, bwd 0.20 ms, 14% of the iteration"),
-        (22, 46, "fwd 0.20 ms, bwd 0.10 ms, 8.3% of the iteration"),
+        (10, 26, "fwd 1.00 ms, bwd 1.00 ms, 56% of the median iteration"),
+        (11, 17, "fwd 0.30 ms, bwd 0.20 ms, 14% of the median iteration"),
+        (22, 46, "fwd 0.20 ms, bwd 0.10 ms, 8.3% of the median iteration"),
         (2, 29, "4444 samples/s, 1.11 MiB peak"),
-        (20, 2, "3.60 ms/iteration at batch size 16"),
+        (20, 2, "median iteration 3.60 ms at batch size 16"),
     ]
     # Two lines added above the class, not saved: the hints move with them.
     text = (workspace / "train.cpp").read_text().replace(

@@ -1,7 +1,8 @@
 //===- HotLayerRule.cpp - skyline-hot-layer -------------------------------===//
 //
 // A module call site whose time is at least --hot-layer-share of the
-// iteration: a warning at the call, a note where the module is constructed.
+// median iteration (the run table's and the editor's statistic): a warning
+// at the call, a note where the module is constructed.
 // On CUDA the time is the layer's GPU time (gpu_ms: CUPTI's kernels, or its
 // span on the stream with CUDA events) where the run measured it: its CPU
 // time there is only the launches, the GPU runs the layer later. Elsewhere
@@ -54,9 +55,9 @@ public:
         "skyline-hot-layer",
         "A layer takes a large share of the iteration time",
         "The layer's time (on CUDA its GPU time where measured, else its "
-        "forward and backward time) is above the share of the iteration time "
-        "set by --hot-layer-share; reported at the call site and the "
-        "construction site.",
+        "forward and backward time) is above the share of the median "
+        "iteration time set by --hot-layer-share; reported at the call site "
+        "and the construction site.",
         DiagLevel::Warning,
         RulePrecision::High,
         RuleOrigin::Measurement,
@@ -67,29 +68,22 @@ public:
   void check(const RuleContext &Context,
              std::vector<Finding> &Out) const override {
     const MeasuredRun *Run = Context.currentRun();
-    if (!Run || Run->IterationMs.Mean <= 0)
+    if (!Run || Run->IterationMs.Median <= 0)
       return;
     std::vector<const LayerMeasure *> Hot;
     for (const LayerMeasure &Layer : Run->Layers)
       if (!Layer.Name.empty() &&
-          share(*Run, Layer) >= Context.Options.HotLayerShare)
+          hotLayerShare(*Run, Layer) >= Context.Options.HotLayerShare)
         Hot.push_back(&Layer);
     std::stable_sort(Hot.begin(), Hot.end(), [&](const auto *A, const auto *B) {
-      return share(*Run, *A) > share(*Run, *B);
+      return hotLayerShare(*Run, *A) > hotLayerShare(*Run, *B);
     });
     for (const LayerMeasure *Layer : Hot)
       report(Context, *Run, *Layer, Out);
   }
 
 private:
-  /// The layer's GPU time where the run measured it, else its CPU time.
   static bool onGpu(const LayerMeasure &Layer) { return Layer.GpuMs >= 0; }
-  static double layerMs(const LayerMeasure &Layer) {
-    return onGpu(Layer) ? Layer.GpuMs : Layer.ForwardMs + Layer.BackwardMs;
-  }
-  static double share(const MeasuredRun &Run, const LayerMeasure &Layer) {
-    return layerMs(Layer) / Run.IterationMs.Mean;
-  }
 
   /// What the figures are: the GPU's time and its source, or the CPU's,
   /// said to be the CPU's on a CUDA run.
@@ -100,11 +94,11 @@ private:
                            Run.GpuMsSource == GpuTimeSource::CudaEvents
                                ? "its span on the stream, from CUDA events"
                                : "its kernels, from CUPTI",
-                           Run.IterationMs.Mean)
+                           Run.IterationMs.Median)
           .str();
     return llvm::formatv(
                "forward {0:F2} ms, backward {1:F2} ms of {2:F2} ms{3}",
-               Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Mean,
+               Layer.ForwardMs, Layer.BackwardMs, Run.IterationMs.Median,
                Cuda ? " (CPU time: the run measured no GPU time "
                       "for this layer)"
                     : "")
@@ -120,9 +114,10 @@ private:
     std::string Type = Layer.Type.empty() ? "" : " (" + Layer.Type + ")";
     Call.Message =
         llvm::formatv(
-            "layer '{0}'{1} takes {2} of the iteration time at batch size {3}: "
-            "{4}",
-            Layer.Name, Type, formatShare(share(Run, Layer)), Run.BatchSize,
+            "layer '{0}'{1} takes {2} of the median iteration time at batch "
+            "size {3}: {4}",
+            Layer.Name, Type, formatShare(hotLayerShare(Run, Layer)),
+            Run.BatchSize,
             figures(Run, Layer,
                     Context.Measured.Device == DeviceType::CUDA ||
                         Run.Device == DeviceType::CUDA ||
@@ -160,6 +155,17 @@ private:
 } // namespace
 
 const RuleOptionInfo &hotLayerShareOption() { return HotLayerOptions[0]; }
+
+double hotLayerMs(const LayerMeasure &Layer) {
+  return Layer.GpuMs >= 0 ? Layer.GpuMs : Layer.ForwardMs + Layer.BackwardMs;
+}
+
+// Of the median, as the run table and the loop's hint give the iteration:
+// one figure, named the same way, wherever the iteration time is shown.
+double hotLayerShare(const MeasuredRun &Run, const LayerMeasure &Layer) {
+  return Run.IterationMs.Median > 0 ? hotLayerMs(Layer) / Run.IterationMs.Median
+                                    : 0;
+}
 
 std::unique_ptr<Rule> createHotLayerRule() {
   return std::make_unique<HotLayerRule>();
