@@ -25,9 +25,12 @@ from conftest import (INPUTS, MOCK_FLAGS, SKYLINE_CHECK, SKYLINE_LSP,
 PROBLEM = ("the run at batch size 512 failed (exit 1) once batch size 64 had "
            "measured; no size from it on is suggested")
 W = types.DiagnosticSeverity.Warning
-# Until skyline-lsp's handlers pass the client's capabilities on (the
-# change is described in the commit that added this file); strict, so that
-# the marker goes when they do.
+# Until skyline-lsp's handlers pass the client's capabilities on: onHover
+# batchSizeHover/layerHover(..., HoverMarkdown) with HoverMarkdown =
+# clientTakesMarkdownHovers(capabilities) and its kind "plaintext" where
+# false; onCodeAction batchSizeActions(State, Params.context.only) and the
+# measure command only where context.only is empty. Strict, so that the
+# marker goes when they do.
 NEEDS_SERVER_CHANGE = pytest.mark.xfail(
     strict=True, reason="onHover/onCodeAction do not yet pass hover's "
     "contentFormat and codeAction's context.only to LspDocument")
