@@ -394,6 +394,7 @@ private:
   std::string ReportOption; // initializationOptions.report
   bool CanRefreshHints = false;
   bool CanShowProgress = false; // window.workDoneProgress
+  bool HoverMarkdown = false;   // textDocument.hover.contentFormat
 
   std::mutex Mutex; // guards what follows
   /// The window/workDoneProgress/create requests waiting for their reply,
@@ -507,6 +508,7 @@ void Server::onInitialize(const RawParams &Params,
         ReportOption = Report->str();
     }
     if (const json::Object *Caps = Object->getObject("capabilities")) {
+      HoverMarkdown = clientTakesMarkdownHovers(*Caps);
       if (const json::Object *Workspace = Caps->getObject("workspace"))
         if (const json::Object *Hints = Workspace->getObject("inlayHint"))
           CanRefreshHints = Hints->getBoolean("refreshSupport").value_or(false);
@@ -1019,12 +1021,13 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     json::Object Diagnostic{
         {"range", std::move(*Range)},
         {"severity", severity(F)},
-        {"code", F.Rule},
         {"source", "skyline-check"},
         {"message", Result.FromBefore
                         ? F.Message + " (from the last analysis that "
                                       "compiled: the code does not now)"
                         : F.Message}};
+    if (!F.Rule.empty())
+      Diagnostic["code"] = F.Rule;
     if (const RuleInfo *Rule = findRule(F.Rule))
       if (!Rule->DocsPage.empty())
         Diagnostic["data"] = json::Object{{"docs", Rule->DocsPage}};
@@ -1118,13 +1121,15 @@ void Server::onHover(const mlir::lsp::TextDocumentPositionParams &Params,
   std::optional<std::string> Markdown;
   if (State.Model.BatchSize && State.Model.BatchSize->Literal.File == File &&
       int(State.Model.BatchSize->Literal.Line) == *Line + 1)
-    Markdown = batchSizeHover(State);
+    Markdown = batchSizeHover(State, HoverMarkdown);
   else
-    Markdown = layerHover(State, File, *Line + 1);
+    Markdown = layerHover(State, File, *Line + 1, HoverMarkdown);
   if (!Markdown)
     return Reply(nullptr);
   Reply(json::Object{
-      {"contents", json::Object{{"kind", "markdown"}, {"value", *Markdown}}}});
+      {"contents",
+       json::Object{{"kind", HoverMarkdown ? "markdown" : "plaintext"},
+                    {"value", *Markdown}}}});
 }
 
 void Server::onInlayHint(const mlir::lsp::InlayHintsParams &Params,
@@ -1181,7 +1186,8 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
   for (const mlir::lsp::Diagnostic &D : Params.context.diagnostics)
     if (D.range.start.line == *Literal && D.source == "skyline-check")
       Fixed.push_back(mlir::lsp::toJSON(D));
-  for (const BatchSizeAction &Action : batchSizeActions(State)) {
+  for (const BatchSizeAction &Action :
+       batchSizeActions(State, Params.context.only)) {
     std::map<std::string, json::Array> Changes;
     bool Placed = true;
     for (const TextEdit &Edit : Action.Fix.Edits) {
@@ -1228,7 +1234,7 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
   }
   // A bare Command: every client runs one (a CodeAction holding a command
   // is read as a Command by some, lsprotocol's among them).
-  if (!Options.SkylineCheck.empty())
+  if (!Options.SkylineCheck.empty() && Params.context.only.empty())
     Actions.push_back(
         json::Object{{"title", "Measure the batch sizes (skyline-check)"},
                      {"command", MeasureCommand},

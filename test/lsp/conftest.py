@@ -40,8 +40,13 @@ def workspace(tmp_path):
 
 
 def initialize_params(root, arguments=None):
+    # Markdown hovers, as editors declare them (a client that lists no
+    # format gets plain text).
     return types.InitializeParams(
-        capabilities=types.ClientCapabilities(),
+        capabilities=types.ClientCapabilities(
+            text_document=types.TextDocumentClientCapabilities(
+                hover=types.HoverClientCapabilities(content_format=[
+                    types.MarkupKind.Markdown, types.MarkupKind.PlainText]))),
         root_uri=root.as_uri(),
         initialization_options={"arguments": (arguments or []) + ["--"] +
                                 MOCK_FLAGS})

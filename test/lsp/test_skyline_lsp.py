@@ -324,7 +324,8 @@ def initialize_and_open(workspace, path):
     """The frames of a client that initializes the server on workspace with
     the mock flags and opens path."""
     return (frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                   "params": {"capabilities": {},
+                   "params": {"capabilities": {"textDocument": {
+                                  "hover": {"contentFormat": ["markdown"]}}},
                               "rootUri": workspace.as_uri(),
                               "initializationOptions": {
                                   "arguments": ["--"] + MOCK_FLAGS}}}) +
