@@ -343,6 +343,7 @@ private:
   /// Job's token: the client's, else one created and answered (the
   /// protocol's order: no `begin` before the client's reply).
   void createProgress(MeasureJob &Job);
+  double expectedBuildSeconds(const std::string &File);
   std::string nextId(llvm::StringRef What) {
     return ("skyline-" + What + "-" + llvm::Twine(++NextRequestId)).str();
   }
@@ -1327,16 +1328,37 @@ void Server::createProgress(MeasureJob &Job) {
   ProgressCreated.erase(llvm::formatv("{0}", json::Value(Id)).str());
 }
 
-void Server::measure(std::shared_ptr<MeasureJob> Job) {
-  createProgress(*Job);
-  double ExpectedBuild = 30; // a LibTorch program's first build, about
+/// How long File's instrumented build took last: this session's last
+/// measurement of it, else its work directory's latest report, else about
+/// a LibTorch program's first build.
+double Server::expectedBuildSeconds(const std::string &File) {
   {
     std::lock_guard<std::mutex> Lock(Mutex);
-    auto It = LastBuildSeconds.find(Job->File);
+    auto It = LastBuildSeconds.find(File);
     if (It != LastBuildSeconds.end())
-      ExpectedBuild = It->second;
+      return It->second;
   }
-  MeasureProgress Bar(ExpectedBuild);
+  std::vector<std::string> Arguments = Options.Arguments;
+  llvm::append_range(Arguments, InitArguments);
+  auto Parsed = Options.ParseArguments(argumentsFor(Arguments, File));
+  if (!Parsed) {
+    llvm::consumeError(Parsed.takeError());
+    return 30;
+  }
+  std::string Latest = latestReportPath(workDirectoryFor(*Parsed));
+  if (!llvm::sys::fs::exists(Latest))
+    return 30;
+  auto Report = readReport(Latest);
+  if (!Report) {
+    llvm::consumeError(Report.takeError());
+    return 30;
+  }
+  return Report->BuildSeconds > 0 ? Report->BuildSeconds : 30;
+}
+
+void Server::measure(std::shared_ptr<MeasureJob> Job) {
+  createProgress(*Job);
+  MeasureProgress Bar(expectedBuildSeconds(Job->File));
   auto Began = std::chrono::steady_clock::now();
   auto Since = [&] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
