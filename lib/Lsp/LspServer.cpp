@@ -166,6 +166,17 @@ struct Analyzed {
   }
 };
 
+/// What one analysis works from: the file, skyline-check's options for
+/// it, the measurement's report and the compile commands.
+struct AnalysisInputs {
+  std::string File; // its links resolved
+  std::string Root; // the workspace
+  CommandLineOptions Options;
+  std::string WorkDir, ReportPath;
+  std::optional<llvm::Expected<SavedReport>> Report;
+  CompilationSetup Setup;
+};
+
 struct Document {
   URIForFile Uri;
   std::string RealPath; // the file opened, its links resolved
@@ -367,7 +378,19 @@ private:
     return BadPreambles.count(Pch) != 0;
   }
   void work();
+  /// One analysis of the program of EditorFile, in named steps.
   std::shared_ptr<Analyzed> analyze(const std::string &EditorFile);
+  llvm::Error gatherInputs(AnalysisInputs &In);
+  void sayWhatTheSetupDid(const AnalysisInputs &In);
+  llvm::Expected<ProgramModel> parseProgram(const AnalysisInputs &In,
+                                            Analyzed &Result,
+                                            std::string &ClangErrors);
+  void notePreambleUse(const std::string &File,
+                       const std::optional<PreamblePlan> &Preamble,
+                       PreambleUse Use);
+  void takeTheModel(const AnalysisInputs &In, ProgramModel Model,
+                    Analyzed &Result);
+  void attachMeasurement(AnalysisInputs &In, Analyzed &Result);
   void publish(const std::string &File, const Analyzed &Result,
                const Document &Doc);
 
@@ -733,7 +756,8 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
   // The file itself, its links resolved: a measurement names it so, and
   // the editor's own path is put back where the server answers (pathOf,
   // uriFor).
-  const std::string File = realPathOf(EditorFile);
+  AnalysisInputs In;
+  In.File = realPathOf(EditorFile);
   auto Result = std::make_shared<Analyzed>();
   auto Start = std::chrono::steady_clock::now();
   auto Done = [&] {
@@ -742,7 +766,7 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
     Result->Seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
             .count();
-    Logger::info("analyzed {0} in {1} s{2}", File, Result->Seconds,
+    Logger::info("analyzed {0} in {1} s{2}", In.File, Result->Seconds,
                  !Result->ModelFrom.empty()
                      ? " (its model from " + Result->ModelFrom + ")"
                  : Result->UsedPreamble
@@ -750,58 +774,85 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
                      : std::string());
     return Result;
   };
-  std::vector<std::string> Arguments = Options.Arguments;
-  llvm::append_range(Arguments, InitArguments);
-  auto Parsed = Options.ParseArguments(argumentsFor(Arguments, File));
-  if (!Parsed) {
-    Result->Error = llvm::toString(Parsed.takeError());
+  if (llvm::Error E = gatherInputs(In)) {
+    Result->Error = llvm::toString(std::move(E));
     return Done();
   }
+  sayWhatTheSetupDid(In);
+  std::string ClangErrors;
+  llvm::Expected<ProgramModel> Model = parseProgram(In, *Result, ClangErrors);
+  if (!Model) {
+    // Clang's errors at their places, as clangd shows them; the message
+    // alone where it printed none it could place.
+    Result->CompileErrors = compileErrorsIn(ClangErrors);
+    Result->Error = llvm::toString(Model.takeError());
+    if (Result->CompileErrors.empty() && !ClangErrors.empty())
+      Result->Error += ":\n" + ClangErrors;
+    return Done();
+  }
+  takeTheModel(In, std::move(*Model), *Result);
+  if (Result->State.Model.BatchSize && In.Report)
+    attachMeasurement(In, *Result);
+  return Done();
+}
+
+llvm::Error Server::gatherInputs(AnalysisInputs &In) {
+  std::vector<std::string> Arguments = Options.Arguments;
+  llvm::append_range(Arguments, InitArguments);
+  auto Parsed = Options.ParseArguments(argumentsFor(Arguments, In.File));
+  if (!Parsed)
+    return Parsed.takeError();
+  In.Options = std::move(*Parsed);
   // The measurement: the report the client names, else the one the work
-  // directory keeps (below: the one under the program's key now, else its
-  // latest). Read first, as the program's sources are the ones it lists.
+  // directory keeps (attachMeasurement: the one under the program's key
+  // now, else its latest). Read first, as the program's sources are the
+  // ones it lists.
   llvm::SmallString<256> Root;
   llvm::sys::fs::current_path(Root);
-  std::string WorkDir = workDirectoryFor(*Parsed);
-  std::string ReportPath =
-      ReportOption.empty() ? latestReportPath(WorkDir) : ReportOption;
-  std::optional<llvm::Expected<SavedReport>> Report;
-  if (llvm::sys::fs::exists(ReportPath)) {
-    Report.emplace(readReport(ReportPath));
+  In.Root = std::string(Root);
+  In.WorkDir = workDirectoryFor(In.Options);
+  In.ReportPath =
+      ReportOption.empty() ? latestReportPath(In.WorkDir) : ReportOption;
+  if (llvm::sys::fs::exists(In.ReportPath)) {
+    In.Report.emplace(readReport(In.ReportPath));
     // Relative paths in a report are from where skyline-check ran, as
     // --from-report reads them: the workspace.
-    if (*Report)
-      makeReportPathsAbsolute(**Report, Root);
+    if (*In.Report)
+      makeReportPathsAbsolute(**In.Report, In.Root);
   }
   // A program of several sources, as its measurement lists them, is
   // analyzed whole, as skyline-check analyzes it: a layer made in one
   // source and trained in another then gets its findings and hints.
-  if (Report && *Report && reportDescribes(**Report, File, Root)) {
+  if (In.Report && *In.Report &&
+      reportDescribes(**In.Report, In.File, In.Root)) {
     std::vector<std::string> Sources;
-    for (const std::string &Source : (*Report)->Program.Sources)
-      if (Source == File || llvm::sys::fs::is_regular_file(Source))
+    for (const std::string &Source : (*In.Report)->Program.Sources)
+      if (Source == In.File || llvm::sys::fs::is_regular_file(Source))
         Sources.push_back(Source);
     if (Sources.size() > 1)
-      Parsed->Sources = Sources;
+      In.Options.Sources = Sources;
   }
-  auto Setup = loadCompilationSetup(Parsed->BuildPath, Parsed->ExtraArgs,
-                                    Parsed->Sources);
-  if (!Setup) {
-    Result->Error = llvm::toString(Setup.takeError());
-    return Done();
-  }
+  auto Setup = loadCompilationSetup(In.Options.BuildPath, In.Options.ExtraArgs,
+                                    In.Options.Sources);
+  if (!Setup)
+    return Setup.takeError();
+  In.Setup = std::move(*Setup);
+  return llvm::Error::success();
+}
+
+void Server::sayWhatTheSetupDid(const AnalysisInputs &In) {
   // What the sanitizer dropped from the repository's commands, and which
   // config gave the defaults: the server's log says it, as the CLI does.
-  for (const std::string &Note : Setup->Notes)
+  for (const std::string &Note : In.Setup.Notes)
     Logger::info("skyline-lsp: {0}", Note);
-  if (!Parsed->ConfigFile.empty())
+  if (!In.Options.ConfigFile.empty())
     Logger::info("skyline-lsp: option defaults from config file '{0}'",
-                 Parsed->ConfigFile);
-  for (const std::string &Note : Parsed->ConfigNotes)
+                 In.Options.ConfigFile);
+  for (const std::string &Note : In.Options.ConfigNotes)
     Logger::info("skyline-lsp: {0}", Note);
   // Said once a session (each file would say the same): the fallback flags
   // may parse the program differently from its build.
-  for (const std::string &Warning : Setup->Warnings) {
+  for (const std::string &Warning : In.Setup.Warnings) {
     Logger::info("{0}", Warning);
     if (SetupWarned.insert(Warning.substr(0, Warning.find(" for "))).second)
       ShowMessage(json::Object{
@@ -810,44 +861,67 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
            "skyline-lsp: " + Warning +
                " (initializationOptions.compilationDatabase names it)"}});
   }
+}
+
+llvm::Expected<ProgramModel> Server::parseProgram(const AnalysisInputs &In,
+                                                  Analyzed &Result,
+                                                  std::string &ClangErrors) {
+  const clang::tooling::CompilationDatabase &DB = *In.Setup.Database;
+  const std::vector<std::string> &Sources = In.Options.Sources;
   // The program's leading system #includes, precompiled once (Preamble.h):
   // an analysis after a save then parses the program's own code only.
   std::optional<PreamblePlan> Preamble =
-      planPreamble(*Setup->Database, Parsed->Sources, preambleDirectory());
+      planPreamble(DB, Sources, preambleDirectory());
   if (Preamble && badPreamble(Preamble->Pch))
     Preamble.reset();
-  std::string ClangErrors;
   llvm::raw_string_ostream ClangStream(ClangErrors);
   FrontendOptions Frontend;
-  Frontend.BatchSizeVar = Parsed->BatchSizeVar;
+  Frontend.BatchSizeVar = In.Options.BatchSizeVar;
   Frontend.DiagnosticStream = &ClangStream;
-  llvm::Expected<ProgramModel> Model =
-      llvm::createStringError(std::errc::invalid_argument, "not analyzed");
   // The model the last parse of the same sources with the same flags and
   // options kept, where the files it read are unchanged (FrontendCache.h):
   // skyline-check's in the work directory (a measured run's), else the
   // server's own. Reopening an unchanged program then parses nothing.
-  std::string KeptModel = modelCachePath(File);
-  std::string Key =
-      frontendCacheKey(*Setup->Database, Parsed->Sources, Frontend);
+  std::string KeptModel = modelCachePath(In.File);
+  std::string Key = frontendCacheKey(DB, Sources, Frontend);
   std::optional<ProgramModel> Cached;
   if (!Options.SkylineCheck.empty())
-    Cached =
-        readCachedProgram(WorkDir + "/program-model.yaml",
-                          frontendCacheKey(*Setup->Database, Parsed->Sources,
-                                           Frontend, Options.SkylineCheck));
+    Cached = readCachedProgram(
+        In.WorkDir + "/program-model.yaml",
+        frontendCacheKey(DB, Sources, Frontend, Options.SkylineCheck));
   if (Cached)
-    Result->ModelFrom = WorkDir + "/program-model.yaml";
+    Result.ModelFrom = In.WorkDir + "/program-model.yaml";
   else if (!KeptModel.empty() && (Cached = readCachedProgram(KeptModel, Key)))
-    Result->ModelFrom = KeptModel;
+    Result.ModelFrom = KeptModel;
+  if (Cached)
+    return std::move(*Cached);
   std::vector<std::string> SystemFiles;
   Frontend.SystemFilesRead = &SystemFiles;
   PreambleUse Use = PreambleUse::None;
-  if (Cached)
-    Model = std::move(*Cached);
-  else
-    Model = analyzeWithPreamble(*Setup->Database, Parsed->Sources, Frontend,
-                                Preamble, &Use, /*OnePass=*/true);
+  llvm::Expected<ProgramModel> Model = analyzeWithPreamble(
+      DB, Sources, Frontend, Preamble, &Use, /*OnePass=*/true);
+  notePreambleUse(In.File, Preamble, Use);
+  Result.UsedPreamble = Use == PreambleUse::Used;
+  if (!Model)
+    return Model;
+  // Through the preamble, SystemFiles has it and the headers in it.
+  if (!KeptModel.empty()) {
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(KeptModel));
+    if (llvm::Error E = writeCachedProgram(KeptModel, Key, *Model, SystemFiles))
+      Logger::error("the program's model is not kept: {0}",
+                    llvm::toString(std::move(E)));
+  }
+  // A whole parse makes the preamble for the next.
+  if (!Result.UsedPreamble && Preamble && !badPreamble(Preamble->Pch)) {
+    Result.SystemFiles = SystemFiles;
+    Result.PreambleToBuild = Preamble;
+  }
+  return Model;
+}
+
+void Server::notePreambleUse(const std::string &File,
+                             const std::optional<PreamblePlan> &Preamble,
+                             PreambleUse Use) {
   // One that no longer loads is made anew once (LibTorch updated); one
   // that never loads (a header without include guards) is not made again
   // this session.
@@ -860,111 +934,90 @@ std::shared_ptr<Analyzed> Server::analyze(const std::string &EditorFile) {
   if (Use == PreambleUse::Kept)
     Logger::info("{0} does not parse, with or without the preamble {1}", File,
                  Preamble->Pch);
-  bool UsePreamble = Use == PreambleUse::Used;
-  Result->UsedPreamble = UsePreamble;
-  // Through the preamble, SystemFiles has it and the headers in it.
-  if (Model && Result->ModelFrom.empty() && !KeptModel.empty()) {
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(KeptModel));
-    if (llvm::Error E = writeCachedProgram(KeptModel, Key, *Model, SystemFiles))
-      Logger::error("the program's model is not kept: {0}",
-                    llvm::toString(std::move(E)));
-  }
-  // A model from a cache made no preamble: the next parse will.
-  if (Model && Result->ModelFrom.empty() && !UsePreamble && Preamble &&
-      !badPreamble(Preamble->Pch)) {
-    Result->SystemFiles = SystemFiles;
-    Result->PreambleToBuild = Preamble;
-  }
-  if (!Model) {
-    // Clang's errors at their places, as clangd shows them; the message
-    // alone where it printed none it could place.
-    Result->CompileErrors = compileErrorsIn(ClangErrors);
-    Result->Error = llvm::toString(Model.takeError());
-    if (Result->CompileErrors.empty() && !ClangErrors.empty())
-      Result->Error += ":\n" + ClangErrors;
-    return Done();
-  }
-  ProgramState &State = Result->State;
-  State.Model = std::move(*Model);
-  State.Rules = Parsed->Rules;
+}
+
+void Server::takeTheModel(const AnalysisInputs &In, ProgramModel Model,
+                          Analyzed &Result) {
+  ProgramState &State = Result.State;
+  State.Model = std::move(Model);
+  State.Rules = In.Options.Rules;
   // Paths in messages as the command line shows a found file: relative
   // to the workspace (the current directory) when below it.
   State.StaticNotes = programModelNotes(State.Model, [&](llvm::StringRef Path) {
     llvm::StringRef Shown = Path;
-    if (Shown.consume_front(Root) && Shown.consume_front("/"))
+    if (Shown.consume_front(In.Root) && Shown.consume_front("/"))
       return Shown.str();
     return Path.str();
   });
   for (const std::string &Path : State.Model.Files)
     if (auto Buffer = readSourceBuffer(Path))
-      Result->Texts.try_emplace(Path, Buffer->getBuffer().str());
-  if (!Result->Texts.count(File))
-    if (auto Buffer = llvm::MemoryBuffer::getFile(File))
-      Result->Texts.try_emplace(File, (*Buffer)->getBuffer().str());
-  if (!State.Model.BatchSize) {
-    // Most C++ files an editor opens are no training program: only one
-    // with a training loop is told that its batch size was not found.
-    for (const TrainingLoop &Loop : State.Model.TrainingLoops) {
-      Finding Missing;
-      Missing.Rule = rules::batchSize().Id.str();
-      Missing.Level = DiagLevel::Warning;
-      Missing.Message =
-          "no training batch size found for this training loop; name the "
-          "variable, field or macro with --batch-size-var=NAME "
-          "(initializationOptions.arguments or .skyline.yaml)";
-      Missing.At = {Loop.File, Loop.Line, Loop.Column, Loop.LoopOffset, 1};
-      State.StaticNotes.push_back(std::move(Missing));
-    }
-    return Done();
+      Result.Texts.try_emplace(Path, Buffer->getBuffer().str());
+  if (!Result.Texts.count(In.File))
+    if (auto Buffer = llvm::MemoryBuffer::getFile(In.File))
+      Result.Texts.try_emplace(In.File, (*Buffer)->getBuffer().str());
+  if (State.Model.BatchSize)
+    return;
+  // Most C++ files an editor opens are no training program: only one with a
+  // training loop is told that its batch size was not found.
+  for (const TrainingLoop &Loop : State.Model.TrainingLoops) {
+    Finding Missing;
+    Missing.Rule = rules::batchSize().Id.str();
+    Missing.Level = DiagLevel::Warning;
+    Missing.Message =
+        "no training batch size found for this training loop; name the "
+        "variable, field or macro with --batch-size-var=NAME "
+        "(initializationOptions.arguments or .skyline.yaml)";
+    Missing.At = {Loop.File, Loop.Line, Loop.Column, Loop.LoopOffset, 1};
+    State.StaticNotes.push_back(std::move(Missing));
   }
+}
 
-  if (Report) {
-    if (!*Report) {
-      Result->Error = llvm::toString(Report->takeError());
-      return Done();
-    }
-    SavedReport Saved = std::move(**Report);
-    // The program's key as it is now, for the files the report describes.
-    auto TorchDir = findTorchDir(Parsed->TorchDir, Parsed->BuildPath);
-    std::string Torch = TorchDir ? *TorchDir : "";
-    if (!TorchDir)
-      llvm::consumeError(TorchDir.takeError());
-    MeasurementKey Now = currentMeasurementKey(*Setup->Database, Saved.Program,
-                                               Torch, Parsed->Measure.Device);
-    if (ReportOption.empty() && Saved.Key != Now) {
-      std::string Kept = keptReportPath(WorkDir, Now);
-      if (llvm::sys::fs::exists(Kept)) {
-        auto Exact = readReport(Kept);
-        if (!Exact) {
-          Logger::error("{0}", llvm::toString(Exact.takeError()));
-        } else if (Exact->Key == Now) {
-          makeReportPathsAbsolute(*Exact, Root);
-          Saved = std::move(*Exact);
-          ReportPath = Kept;
-        }
+void Server::attachMeasurement(AnalysisInputs &In, Analyzed &Result) {
+  if (!*In.Report) {
+    Result.Error = llvm::toString(In.Report->takeError());
+    return;
+  }
+  SavedReport Saved = std::move(**In.Report);
+  // The program's key as it is now, for the files the report describes.
+  auto TorchDir = findTorchDir(In.Options.TorchDir, In.Options.BuildPath);
+  std::string Torch = TorchDir ? *TorchDir : "";
+  if (!TorchDir)
+    llvm::consumeError(TorchDir.takeError());
+  MeasurementKey Now = currentMeasurementKey(*In.Setup.Database, Saved.Program,
+                                             Torch, In.Options.Measure.Device);
+  std::string ReportPath = In.ReportPath;
+  if (ReportOption.empty() && Saved.Key != Now) {
+    std::string Kept = keptReportPath(In.WorkDir, Now);
+    if (llvm::sys::fs::exists(Kept)) {
+      auto Exact = readReport(Kept);
+      if (!Exact) {
+        Logger::error("{0}", llvm::toString(Exact.takeError()));
+      } else if (Exact->Key == Now) {
+        makeReportPathsAbsolute(*Exact, In.Root);
+        Saved = std::move(*Exact);
+        ReportPath = Kept;
       }
     }
-    std::vector<std::string> Changes;
-    if (Saved.Key)
-      Changes = keyChanges(*Saved.Key, Now);
-    LogMessage(json::Object{
-        {"type", 4},
-        {"message",
-         llvm::formatv("skyline-lsp: {0}: measurement {1}{2}; the program's "
-                       "key now: {3} (sources {4}, compile_flags {5}, "
-                       "libtorch {6}, device {7})",
-                       File, ReportPath,
-                       !Saved.Key ? std::string(" (written without a key)")
-                       : Changes.empty() ? std::string(" (the same key)")
-                                         : " (measured before the change: " +
-                                               llvm::join(Changes, ", ") + ")",
-                       keyName(Now), Now.Sources, Now.Flags, Now.LibTorch,
-                       Now.Device)
-             .str()}});
-    if (reportDescribes(Saved, File, Root))
-      loadMeasurement(State, std::move(Saved), ReportPath, Changes);
   }
-  return Done();
+  std::vector<std::string> Changes;
+  if (Saved.Key)
+    Changes = keyChanges(*Saved.Key, Now);
+  LogMessage(json::Object{
+      {"type", 4},
+      {"message",
+       llvm::formatv("skyline-lsp: {0}: measurement {1}{2}; the program's "
+                     "key now: {3} (sources {4}, compile_flags {5}, "
+                     "libtorch {6}, device {7})",
+                     In.File, ReportPath,
+                     !Saved.Key        ? std::string(" (written without a key)")
+                     : Changes.empty() ? std::string(" (the same key)")
+                                       : " (measured before the change: " +
+                                             llvm::join(Changes, ", ") + ")",
+                     keyName(Now), Now.Sources, Now.Flags, Now.LibTorch,
+                     Now.Device)
+           .str()}});
+  if (reportDescribes(Saved, In.File, In.Root))
+    loadMeasurement(Result.State, std::move(Saved), ReportPath, Changes);
 }
 
 void Server::publish(const std::string &File, const Analyzed &Result,
