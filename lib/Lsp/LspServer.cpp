@@ -210,6 +210,16 @@ struct MeasureJob {
   std::atomic<bool> Cancel{false};
 };
 
+/// skyline-check running for a MeasureJob, and how it ended.
+struct MeasureRun {
+  llvm::sys::ProcessInfo Child; // Pid 0: it did not start (Error says why)
+  std::string Error;
+  llvm::SmallString<128> OutPath, ErrPath; // its stdout and stderr
+  std::string Log;                         // its stderr, the last read
+  bool Terminated = false;                 // cancelled
+  int Code = -1;
+};
+
 json::Value toJSONPosition(const LspPosition &P) {
   return json::Object{{"line", P.Line}, {"character", P.Character}};
 }
@@ -346,7 +356,12 @@ private:
   void onExecuteCommand(const RawParams &Params, Callback<json::Value> Reply);
   void onCancelProgress(const RawParams &Params);
   void onRejected(const RawParams &Params, Callback<json::Value> Reply);
+  /// A measurement: skyline-check on the job's file, its lines as
+  /// work-done progress, its outcome as the progress's end.
   void measure(std::shared_ptr<MeasureJob> Job);
+  MeasureRun startSkylineCheck(const MeasureJob &Job);
+  void followRun(MeasureJob &Job, MeasureRun &Run, MeasureProgress &Bar);
+  std::string outcomeOf(const MeasureRun &Run);
   void progress(const MeasureJob &Job, json::Object Value) {
     if (Job.Token.kind() != json::Value::Null)
       Progress(json::Object{{"token", Job.Token}, {"value", std::move(Value)}});
@@ -393,6 +408,17 @@ private:
   void attachMeasurement(AnalysisInputs &In, Analyzed &Result);
   void publish(const std::string &File, const Analyzed &Result,
                const Document &Doc);
+  /// Result's diagnostics by the file they are in: clang's errors, the
+  /// front end's notes and the measured findings (a warning with its notes
+  /// as related locations).
+  std::map<std::string, json::Array> diagnosticsByFile(const std::string &File,
+                                                       const Analyzed &Result,
+                                                       const Document &Doc);
+  /// Sends them by the URIs the client knows, each URI with what every
+  /// open file says of it.
+  void publishByUri(const std::string &File,
+                    std::map<std::string, json::Array> ByFile,
+                    const Document &Doc);
 
   /// The document and its latest analysis, copied under the lock.
   bool snapshot(llvm::StringRef File, Document &Out) {
@@ -1022,6 +1048,12 @@ void Server::attachMeasurement(AnalysisInputs &In, Analyzed &Result) {
 
 void Server::publish(const std::string &File, const Analyzed &Result,
                      const Document &Doc) {
+  publishByUri(File, diagnosticsByFile(File, Result, Doc), Doc);
+}
+
+std::map<std::string, json::Array>
+Server::diagnosticsByFile(const std::string &File, const Analyzed &Result,
+                          const Document &Doc) {
   std::map<std::string, json::Array> ByFile;
   std::string AnalyzedFile = Result.pathOf(File);
   ByFile[AnalyzedFile];
@@ -1115,6 +1147,12 @@ void Server::publish(const std::string &File, const Analyzed &Result,
     Add(Measured[I],
         llvm::ArrayRef<Finding>(Measured).slice(I + 1, End - I - 1));
   }
+  return ByFile;
+}
+
+void Server::publishByUri(const std::string &File,
+                          std::map<std::string, json::Array> ByFile,
+                          const Document &Doc) {
   // Each file by the URI the client knows it by (a link it opened).
   std::map<std::string, json::Array> ByUri;
   for (auto &[Path, Diagnostics] : ByFile) {
@@ -1409,131 +1447,43 @@ double Server::expectedBuildSeconds(const std::string &File) {
   return Report->BuildSeconds > 0 ? Report->BuildSeconds : 30;
 }
 
+/// Reads the lines of skyline-check's log past Seen into the bar; the
+/// last, unfinished one too (a run's line is written in two parts, "run
+/// 2/6 at batch size 128..." then its figures: its start counts at once).
+static void observeNewLines(llvm::StringRef Log, size_t &Seen,
+                            MeasureProgress &Bar, double Now) {
+  llvm::StringRef New = Log.drop_front(std::min(Log.size(), Seen));
+  size_t Complete = New.rfind('\n');
+  if (Complete != llvm::StringRef::npos) {
+    for (llvm::StringRef Line : llvm::split(New.take_front(Complete), '\n'))
+      if (Line.consume_front("skyline-check: "))
+        Bar.observe(Line, Now);
+    Seen += Complete + 1;
+    New = New.drop_front(Complete + 1);
+  }
+  if (New.consume_front("skyline-check: "))
+    Bar.observe(New, Now);
+}
+
 void Server::measure(std::shared_ptr<MeasureJob> Job) {
   createProgress(*Job);
   MeasureProgress Bar(expectedBuildSeconds(Job->File));
-  auto Began = std::chrono::steady_clock::now();
-  auto Since = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                         Began)
-        .count();
-  };
   progress(*Job, json::Object{{"kind", "begin"},
                               {"title", ("skyline-check: measuring " +
                                          llvm::sys::path::filename(Job->File))
                                             .str()},
                               {"cancellable", true},
                               {"percentage", 0}});
-  std::vector<std::string> Arguments = Options.Arguments;
-  llvm::append_range(Arguments, InitArguments);
-  Arguments = argumentsFor(Arguments, Job->File);
-  std::vector<llvm::StringRef> Argv{Options.SkylineCheck};
-  for (const std::string &Arg : Arguments)
-    Argv.push_back(Arg);
-  llvm::SmallString<128> OutPath, ErrPath;
-  llvm::sys::fs::createTemporaryFile("skyline-measure", "out", OutPath);
-  llvm::sys::fs::createTemporaryFile("skyline-measure", "err", ErrPath);
-  // stdin is /dev/null: the server's own is the protocol.
-  std::optional<llvm::StringRef> Redirects[] = {llvm::StringRef(""),
-                                                OutPath.str(), ErrPath.str()};
-  std::string Error = "the server is ending";
-  llvm::sys::ProcessInfo Child;
-  {
-    std::lock_guard<std::mutex> Lock(ChildrenMutex);
-    if (!Ending) {
-      Error.clear();
-      Child = llvm::sys::ExecuteNoWait(Options.SkylineCheck, Argv, std::nullopt,
-                                       Redirects, 0, &Error);
-      if (Child.Pid > 0)
-        MeasurePids.insert(Child.Pid);
-    }
-  }
-  std::string Shown, Log;
-  size_t Seen = 0; // of Log, the lines the bar has read
-  int ShownAt = 0;
-  bool Terminated = false;
-  int Code = -1;
-  if (Child.Pid > 0) {
-    for (;;) {
-      llvm::sys::ProcessInfo Done =
-          llvm::sys::Wait(Child, 0, &Error, nullptr, true);
-      if (auto Buffer = llvm::MemoryBuffer::getFile(ErrPath))
-        Log = (*Buffer)->getBuffer().str();
-      // Every line since the last look moves the bar; the last is shown.
-      llvm::StringRef New =
-          llvm::StringRef(Log).drop_front(std::min(Log.size(), Seen));
-      size_t Complete = New.rfind('\n');
-      if (Complete != llvm::StringRef::npos) {
-        for (llvm::StringRef Line : llvm::split(New.take_front(Complete), '\n'))
-          if (Line.consume_front("skyline-check: "))
-            Bar.observe(Line, Since());
-        Seen += Complete + 1;
-        New = New.drop_front(Complete + 1);
-      }
-      // A run's line is written in two parts ("run 2/6 at batch size
-      // 128..." then its figures): its start counts at once.
-      if (New.consume_front("skyline-check: "))
-        Bar.observe(New, Since());
-      std::string Line = lastLine(Log).str();
-      llvm::StringRef Message = Line;
-      Message.consume_front("skyline-check: ");
-      int Percentage = Bar.percentage(Since());
-      if ((!Message.empty() && Message != Shown) || Percentage != ShownAt) {
-        Shown = Message.str();
-        ShownAt = Percentage;
-        progress(*Job, json::Object{{"kind", "report"},
-                                    {"message", Shown},
-                                    {"percentage", Percentage}});
-      }
-      if (Done.Pid != 0) {
-        Code = Done.ReturnCode;
-        break;
-      }
-      if (Job->Cancel && !Terminated) {
-        // skyline-check stops everything it started and ends (143).
-        ::kill(Child.Pid, SIGTERM);
-        Terminated = true;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-  }
-  if (Child.Pid > 0) {
-    std::lock_guard<std::mutex> Lock(ChildrenMutex);
-    MeasurePids.erase(Child.Pid);
-  }
-  std::string Output;
-  if (auto Buffer = llvm::MemoryBuffer::getFile(OutPath))
-    Output = (*Buffer)->getBuffer().str();
-  llvm::sys::fs::remove(OutPath);
-  llvm::sys::fs::remove(ErrPath);
-  std::string Outcome;
-  if (Child.Pid <= 0)
-    Outcome = "could not start " + Options.SkylineCheck + ": " + Error;
-  else if (Terminated)
-    Outcome = "cancelled";
-  else if (Code != 0) {
-    // Its error line, as the terminal shows it.
-    llvm::StringRef Why = lastLine(Log);
-    size_t At = Log.rfind("error: ");
-    if (At != std::string::npos)
-      Why = llvm::StringRef(Log).drop_front(At).take_until(
-          [](char C) { return C == '\n'; });
-    Outcome = "failed (exit " + std::to_string(Code) + "): " + Why.str();
-  } else {
-    size_t At = Output.find("suggested batch size:");
-    Outcome = "measured";
-    if (At != std::string::npos)
-      Outcome += "; " + llvm::StringRef(Output)
-                            .drop_front(At)
-                            .take_until([](char C) { return C == '\n'; })
-                            .str();
-  }
+  MeasureRun Run = startSkylineCheck(*Job);
+  if (Run.Child.Pid > 0)
+    followRun(*Job, Run, Bar);
+  std::string Outcome = outcomeOf(Run);
   progress(*Job, json::Object{{"kind", "end"}, {"message", Outcome}});
   if (std::optional<double> Build = Bar.buildSeconds()) {
     std::lock_guard<std::mutex> Lock(Mutex);
     LastBuildSeconds[Job->File] = *Build;
   }
-  if (!Terminated && Code != 0)
+  if (!Run.Terminated && Run.Code != 0)
     ShowMessage(
         json::Object{{"type", 1}, {"message", "skyline-check: " + Outcome}});
   {
@@ -1541,8 +1491,105 @@ void Server::measure(std::shared_ptr<MeasureJob> Job) {
     Measuring.erase(Job->File);
   }
   // The new report: diagnostics, hints and hovers come from it.
-  if (Code == 0)
+  if (Run.Code == 0)
     schedule(Job->File);
+}
+
+MeasureRun Server::startSkylineCheck(const MeasureJob &Job) {
+  MeasureRun Run;
+  std::vector<std::string> Arguments = Options.Arguments;
+  llvm::append_range(Arguments, InitArguments);
+  Arguments = argumentsFor(Arguments, Job.File);
+  std::vector<llvm::StringRef> Argv{Options.SkylineCheck};
+  for (const std::string &Arg : Arguments)
+    Argv.push_back(Arg);
+  llvm::sys::fs::createTemporaryFile("skyline-measure", "out", Run.OutPath);
+  llvm::sys::fs::createTemporaryFile("skyline-measure", "err", Run.ErrPath);
+  // stdin is /dev/null: the server's own is the protocol.
+  std::optional<llvm::StringRef> Redirects[] = {
+      llvm::StringRef(""), Run.OutPath.str(), Run.ErrPath.str()};
+  Run.Error = "the server is ending";
+  std::lock_guard<std::mutex> Lock(ChildrenMutex);
+  if (Ending)
+    return Run;
+  Run.Error.clear();
+  Run.Child = llvm::sys::ExecuteNoWait(Options.SkylineCheck, Argv, std::nullopt,
+                                       Redirects, 0, &Run.Error);
+  if (Run.Child.Pid > 0)
+    MeasurePids.insert(Run.Child.Pid);
+  return Run;
+}
+
+void Server::followRun(MeasureJob &Job, MeasureRun &Run, MeasureProgress &Bar) {
+  auto Began = std::chrono::steady_clock::now();
+  auto Since = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Began)
+        .count();
+  };
+  std::string Shown;
+  size_t Seen = 0; // of the log, the lines the bar has read
+  int ShownAt = 0;
+  for (;;) {
+    llvm::sys::ProcessInfo Done =
+        llvm::sys::Wait(Run.Child, 0, &Run.Error, nullptr, true);
+    if (auto Buffer = llvm::MemoryBuffer::getFile(Run.ErrPath))
+      Run.Log = (*Buffer)->getBuffer().str();
+    observeNewLines(Run.Log, Seen, Bar, Since());
+    // The latest line is the message; the percentage moves with the time.
+    std::string Line = lastLine(Run.Log).str();
+    llvm::StringRef Message = Line;
+    Message.consume_front("skyline-check: ");
+    int Percentage = Bar.percentage(Since());
+    if ((!Message.empty() && Message != Shown) || Percentage != ShownAt) {
+      Shown = Message.str();
+      ShownAt = Percentage;
+      progress(Job, json::Object{{"kind", "report"},
+                                 {"message", Shown},
+                                 {"percentage", Percentage}});
+    }
+    if (Done.Pid != 0) {
+      Run.Code = Done.ReturnCode;
+      break;
+    }
+    if (Job.Cancel && !Run.Terminated) {
+      // skyline-check stops everything it started and ends (143).
+      ::kill(Run.Child.Pid, SIGTERM);
+      Run.Terminated = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::lock_guard<std::mutex> Lock(ChildrenMutex);
+  MeasurePids.erase(Run.Child.Pid);
+}
+
+std::string Server::outcomeOf(const MeasureRun &Run) {
+  std::string Output;
+  if (auto Buffer = llvm::MemoryBuffer::getFile(Run.OutPath))
+    Output = (*Buffer)->getBuffer().str();
+  llvm::sys::fs::remove(Run.OutPath);
+  llvm::sys::fs::remove(Run.ErrPath);
+  if (Run.Child.Pid <= 0)
+    return "could not start " + Options.SkylineCheck + ": " + Run.Error;
+  if (Run.Terminated)
+    return "cancelled";
+  if (Run.Code != 0) {
+    // Its error line, as the terminal shows it.
+    llvm::StringRef Log = Run.Log;
+    llvm::StringRef Why = lastLine(Log);
+    size_t At = Log.rfind("error: ");
+    if (At != llvm::StringRef::npos)
+      Why = Log.drop_front(At).take_until([](char C) { return C == '\n'; });
+    return "failed (exit " + std::to_string(Run.Code) + "): " + Why.str();
+  }
+  std::string Outcome = "measured";
+  size_t At = Output.find("suggested batch size:");
+  if (At != std::string::npos)
+    Outcome += "; " + llvm::StringRef(Output)
+                          .drop_front(At)
+                          .take_until([](char C) { return C == '\n'; })
+                          .str();
+  return Outcome;
 }
 
 } // namespace
