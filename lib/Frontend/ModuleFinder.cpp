@@ -143,139 +143,170 @@ public:
   void resolve(const Expr *Construction) {
     DynTypedNode Node = DynTypedNode::create(*Construction);
     const Expr *Child = Construction;
-    while (true) {
+    while (Child) {
       auto Parents = TU.Ctx.getParents(Node);
       if (Parents.empty())
         return;
       Node = Parents[0];
-      if (const auto *Var = Node.get<VarDecl>()) {
-        setOwner(Var);
-        return;
-      }
-      if (const auto *Field = Node.get<FieldDecl>()) { // default member init
-        setOwner(Field);
-        // A class template's pattern and its instantiations share the
-        // initializer: one site, keyed by the member as the implicit one is.
-        Out.Id = declKey(TU, Field);
-        return;
-      }
-      if (const auto *Ctor = Node.get<CXXConstructorDecl>()) {
-        // The parent map skips the initializer: find which one holds Child.
-        for (const CXXCtorInitializer *Init : Ctor->inits()) {
-          if (Init->getInit() != Child)
-            continue;
-          if (!Init->isMemberInitializer()) {
-            Out.Skip = true; // a base class's construction
-          } else {
-            setOwner(Init->getMember());
-            if (!Init->isWritten()) // default-constructed: point at the member
-              Out.ImplicitMember = Init->getMember();
-          }
-        }
-        return;
-      }
       const auto *S = Node.get<Stmt>();
-      if (!S)
-        return;
-      if (const auto *Call = dyn_cast<CallExpr>(S);
-          Call && isRegisterModule(Call)) {
-        if (Call->getNumArgs() >= 2) {
-          Out.RegisteredName = stringLiteralValue(Call->getArg(0));
-          Out.RegisteredAt = TU.where(Call->getBeginLoc());
-        }
-        Child = Call;
-        continue; // the result may still be assigned to a member
-      }
-      if (isa<ReturnStmt>(S)) {
-        // Built by a factory: its calls are the sites.
-        const auto *F =
-            dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(S));
-        Out.Returned = !(F && F->getParent()->isLambda()) &&
-                       TU.enclosingFunction(S) &&
-                       isModuleFactory(TU.enclosingFunction(S));
+      if (!S) {
+        ownerFromDeclaration(Node, Child);
         return;
       }
-      if (const auto *Named = dyn_cast<CXXConstructExpr>(S);
-          Named && isNamedChild(Named->getType()) && Named->getNumArgs() >= 1) {
-        // Sequential({{"conv", Conv2d(...)}}): the child's own name.
-        Out.ChildName = stringLiteralValue(Named->getArg(0));
-        Child = Named;
-        continue;
-      }
-      if (const auto *List = dyn_cast<InitListExpr>(S)) {
-        std::optional<unsigned> Index;
-        for (unsigned I = 0; I < List->getNumInits(); ++I)
-          if (List->getInit(I)->IgnoreImplicit() == Child->IgnoreImplicit())
-            Index = I;
-        // The pair {"conv", Conv2d(...)} as written (the parent map may
-        // show it rather than its NamedAnyModule construction).
-        std::string Name;
-        if (Index == 1u && List->getNumInits() == 2 && Out.ChildName.empty())
-          Name = stringLiteralValue(List->getInit(0));
-        if (!Name.empty())
-          Out.ChildName = Name;
-        else if (Index)
-          ListIndex = *Index;
-        Child = List;
-        continue;
-      }
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
-        if (isEmptyOrWrapping(Construct) ||
-            isSmartPointer(Construct->getType())) { // copies, shared_ptr(new)
-          Child = Construct;
-          continue;
-        }
-        if (isModuleHolder(Construct->getType())) { // a Sequential's child
-          Out.ParentRef = idOf(TU, Construct->getBeginLoc());
-          Out.ChildIndex = argIndex(Construct->arguments(), Child);
-          if (!Out.ChildName.empty() && ListIndex >= 0)
-            Out.ChildIndex = ListIndex;
-        }
-        return;
-      }
-      if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
-          Push && Push->getMethodDecl() &&
-          Push->getMethodDecl()->getName() == "push_back" &&
-          isModuleLike(Push->getImplicitObjectArgument()->getType())) {
-        const Expr *Object =
-            stripValueWrappers(Push->getImplicitObjectArgument());
-        if (Push->getNumArgs() == 2) // push_back("conv", Conv2d(...))
-          Out.ChildName = stringLiteralValue(Push->getArg(0));
-        if (const ValueDecl *Seq = referencedDecl(Object)) {
-          Out.ParentRef = declKey(TU, Seq);
-          Out.AppendedChild = true;
-        } else if (isa<CXXThisExpr>(Object)) {
-          // struct NetImpl : SequentialImpl { NetImpl() { push_back(...); } }:
-          // the children of the module itself, named 0, 1, ... as in PyTorch.
-          Out.ParentRef = ThisParentPrefix.str() +
-                          Push->getMethodDecl()->getParent()->getNameAsString();
-          if (const auto *Method =
-                  dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(Push)))
-            Out.ParentRef = ThisParentPrefix.str() +
-                            Method->getParent()->getQualifiedNameAsString();
-          Out.AppendedChild = true;
-        }
-        return;
-      }
-      if (const auto *Assign = dyn_cast<BinaryOperator>(S);
-          Assign && Assign->isAssignmentOp()) {
-        setOwner(referencedDecl(Assign->getLHS()));
-        return;
-      }
-      if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
-          Assign && Assign->getOperator() == OO_Equal) {
-        setOwner(referencedDecl(Assign->getArg(0)));
-        return;
-      }
-      if (isa<Expr>(S) && !isa<CallExpr>(S) && !isa<CXXConstructExpr>(S)) {
-        Child = cast<Expr>(S);
-        continue; // casts, temporaries, parens
-      }
-      return;
+      Child = stepUp(S, Child);
     }
   }
 
 private:
+  /// A declaration ends the walk: the variable or member the construction
+  /// initializes names it.
+  void ownerFromDeclaration(const DynTypedNode &Node, const Expr *Child) {
+    if (const auto *Var = Node.get<VarDecl>()) {
+      setOwner(Var);
+      return;
+    }
+    if (const auto *Field = Node.get<FieldDecl>()) { // default member init
+      setOwner(Field);
+      // A class template's pattern and its instantiations share the
+      // initializer: one site, keyed by the member as the implicit one is.
+      Out.Id = declKey(TU, Field);
+      return;
+    }
+    if (const auto *Ctor = Node.get<CXXConstructorDecl>())
+      ownerFromInitializer(Ctor, Child);
+  }
+
+  /// The parent map skips a constructor's initializer: find which one holds
+  /// Child.
+  void ownerFromInitializer(const CXXConstructorDecl *Ctor, const Expr *Child) {
+    for (const CXXCtorInitializer *Init : Ctor->inits()) {
+      if (Init->getInit() != Child)
+        continue;
+      if (!Init->isMemberInitializer()) {
+        Out.Skip = true; // a base class's construction
+      } else {
+        setOwner(Init->getMember());
+        if (!Init->isWritten()) // default-constructed: point at the member
+          Out.ImplicitMember = Init->getMember();
+      }
+    }
+  }
+
+  /// One step of the walk through the statement S above Child: the
+  /// expression the walk goes on from, or null where S ends it (having
+  /// said what it could of the name).
+  const Expr *stepUp(const Stmt *S, const Expr *Child) {
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && isRegisterModule(Call)) {
+      if (Call->getNumArgs() >= 2) {
+        Out.RegisteredName = stringLiteralValue(Call->getArg(0));
+        Out.RegisteredAt = TU.where(Call->getBeginLoc());
+      }
+      return Call; // the result may still be assigned to a member
+    }
+    if (isa<ReturnStmt>(S)) {
+      noteFactoryReturn(S);
+      return nullptr;
+    }
+    if (const auto *Named = dyn_cast<CXXConstructExpr>(S);
+        Named && isNamedChild(Named->getType()) && Named->getNumArgs() >= 1) {
+      // Sequential({{"conv", Conv2d(...)}}): the child's own name.
+      Out.ChildName = stringLiteralValue(Named->getArg(0));
+      return Named;
+    }
+    if (const auto *List = dyn_cast<InitListExpr>(S)) {
+      notePlaceInList(List, Child);
+      return List;
+    }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(S)) {
+      if (isEmptyOrWrapping(Construct) ||
+          isSmartPointer(Construct->getType())) // copies, shared_ptr(new)
+        return Construct;
+      if (isModuleHolder(Construct->getType())) // a Sequential's child
+        noteSequentialParent(Construct, Child);
+      return nullptr;
+    }
+    if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
+        Push && Push->getMethodDecl() &&
+        Push->getMethodDecl()->getName() == "push_back" &&
+        isModuleLike(Push->getImplicitObjectArgument()->getType())) {
+      noteAppendedChild(Push);
+      return nullptr;
+    }
+    if (const auto *Assign = dyn_cast<BinaryOperator>(S);
+        Assign && Assign->isAssignmentOp()) {
+      setOwner(referencedDecl(Assign->getLHS()));
+      return nullptr;
+    }
+    if (const auto *Assign = dyn_cast<CXXOperatorCallExpr>(S);
+        Assign && Assign->getOperator() == OO_Equal) {
+      setOwner(referencedDecl(Assign->getArg(0)));
+      return nullptr;
+    }
+    if (isa<Expr>(S) && !isa<CallExpr>(S) && !isa<CXXConstructExpr>(S))
+      return cast<Expr>(S); // casts, temporaries, parens
+    return nullptr;
+  }
+
+  /// Built by a factory: its calls are the sites.
+  void noteFactoryReturn(const Stmt *Return) {
+    const auto *F =
+        dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(Return));
+    Out.Returned = !(F && F->getParent()->isLambda()) &&
+                   TU.enclosingFunction(Return) &&
+                   isModuleFactory(TU.enclosingFunction(Return));
+  }
+
+  /// Child's place in a braced list: its name where the list is a pair
+  /// {"conv", Conv2d(...)}, else its index among named children.
+  void notePlaceInList(const InitListExpr *List, const Expr *Child) {
+    std::optional<unsigned> Index;
+    for (unsigned I = 0; I < List->getNumInits(); ++I)
+      if (List->getInit(I)->IgnoreImplicit() == Child->IgnoreImplicit())
+        Index = I;
+    // The pair {"conv", Conv2d(...)} as written (the parent map may
+    // show it rather than its NamedAnyModule construction).
+    std::string Name;
+    if (Index == 1u && List->getNumInits() == 2 && Out.ChildName.empty())
+      Name = stringLiteralValue(List->getInit(0));
+    if (!Name.empty())
+      Out.ChildName = Name;
+    else if (Index)
+      ListIndex = *Index;
+  }
+
+  /// Child is an argument of a Sequential's construction: its parent and
+  /// its place there.
+  void noteSequentialParent(const CXXConstructExpr *Sequential,
+                            const Expr *Child) {
+    Out.ParentRef = idOf(TU, Sequential->getBeginLoc());
+    Out.ChildIndex = argIndex(Sequential->arguments(), Child);
+    if (!Out.ChildName.empty() && ListIndex >= 0)
+      Out.ChildIndex = ListIndex;
+  }
+
+  /// Appended to a Sequential (seq->push_back(...)), or to the module
+  /// itself where it derives from one.
+  void noteAppendedChild(const CXXMemberCallExpr *Push) {
+    const Expr *Object = stripValueWrappers(Push->getImplicitObjectArgument());
+    if (Push->getNumArgs() == 2) // push_back("conv", Conv2d(...))
+      Out.ChildName = stringLiteralValue(Push->getArg(0));
+    if (const ValueDecl *Seq = referencedDecl(Object)) {
+      Out.ParentRef = declKey(TU, Seq);
+      Out.AppendedChild = true;
+    } else if (isa<CXXThisExpr>(Object)) {
+      // struct NetImpl : SequentialImpl { NetImpl() { push_back(...); } }:
+      // the children of the module itself, named 0, 1, ... as in PyTorch.
+      Out.ParentRef = ThisParentPrefix.str() +
+                      Push->getMethodDecl()->getParent()->getNameAsString();
+      if (const auto *Method =
+              dyn_cast_or_null<CXXMethodDecl>(TU.enclosingFunction(Push)))
+        Out.ParentRef = ThisParentPrefix.str() +
+                        Method->getParent()->getQualifiedNameAsString();
+      Out.AppendedChild = true;
+    }
+  }
+
   static int argIndex(CXXConstructExpr::const_arg_range Args,
                       const Expr *Child) {
     int Index = 0;
