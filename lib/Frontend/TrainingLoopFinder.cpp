@@ -348,7 +348,8 @@ bool shapesATensor(const CallExpr *Call) {
 }
 
 /// The variables named inside E (its dimensions, for a shape argument).
-void namedVariables(const Stmt *S, llvm::SmallVectorImpl<const ValueDecl *> &Out) {
+void namedVariables(const Stmt *S,
+                    llvm::SmallVectorImpl<const ValueDecl *> &Out) {
   if (!S)
     return;
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
@@ -372,8 +373,8 @@ void collectShapes(const TUContext &TU, const Stmt *S,
     llvm::SmallVector<const ValueDecl *, 4> Named;
     for (const Expr *Arg : Call->arguments())
       namedVariables(Arg, Named);
-    std::string Text = llvm::join(
-        llvm::split(TU.textOf(Call->getSourceRange()), '\n'), " ");
+    std::string Text =
+        llvm::join(llvm::split(TU.textOf(Call->getSourceRange()), '\n'), " ");
     Text.erase(std::unique(Text.begin(), Text.end(),
                            [](char A, char B) { return A == ' ' && B == ' '; }),
                Text.end());
@@ -475,82 +476,91 @@ void collectTrainingFunctions(const TUContext &TU, const Stmt *Root,
   }
 }
 
-} // namespace
+using ClassifiedCall = std::pair<const CallExpr *, CallKind>;
+using LoopIndices = llvm::DenseMap<const Stmt *, size_t>;
+using SteppedOptimizers =
+    llvm::DenseMap<const Stmt *, llvm::SmallPtrSet<const ValueDecl *, 2>>;
 
-bool LoopFindings::isTrainingContext(const TUContext &TU, const Stmt *S) const {
-  for (const Stmt *Loop = TU.enclosingLoop(S); Loop;
-       Loop = TU.enclosingLoop(Loop))
-    if (TrainingLoopStmts.contains(Loop))
-      return true;
-  const FunctionDecl *F = TU.enclosingFunction(S);
-  return F && F->getDefinition() &&
-         TrainingFunctions.contains(F->getDefinition());
-}
-
-LoopFindings findTrainingLoops(const TUContext &TU) {
-  LoopFindings Out;
-  llvm::DenseMap<const Stmt *, size_t> LoopIndex;
-  std::vector<std::pair<const CallExpr *, CallKind>> Calls;
+/// The translation unit's zero_grad(), backward() and step() calls, in the
+/// order the matcher finds them.
+std::vector<ClassifiedCall> trainingCalls(const TUContext &TU) {
+  std::vector<ClassifiedCall> Calls;
   for (const CallExpr *Call : TU.findAll<CallExpr>(callExpr().bind("n")))
     if (auto Kind = classify(Call))
       Calls.push_back({Call, *Kind});
+  return Calls;
+}
 
-  // Loops with a step() or backward() are training loops; zero_grad() alone
-  // does not make one.
-  for (auto [Call, Kind] : Calls) {
-    if (Kind == CallKind::ZeroGrad)
-      continue;
-    const Stmt *Loop = loopFor(TU, Call);
-    if (!Loop || LoopIndex.count(Loop))
-      continue;
-    LoopIndex[Loop] = Out.Loops.size();
-    Out.TrainingLoopStmts.insert(Loop);
-    TrainingLoop L;
-    L.File = TU.fileOf(Loop->getBeginLoc());
-    L.Line = TU.lineOf(Loop->getBeginLoc());
-    L.Column = TU.columnOf(Loop->getBeginLoc());
-    L.Function = functionName(TU, Loop);
-    if (const Stmt *Body = loopBody(Loop)) {
-      SourceSpan Span = TU.spanOf(Body->getSourceRange());
-      L.BodyOffset = Span.Offset;
-      L.BodyLength = Span.Length;
-      L.BodyIsCompound = isa<CompoundStmt>(Body);
-      if (!isa<CompoundStmt>(Body)) // `for (...) step(x);`: through the `;`
-        if (auto Semi = Lexer::findNextToken(Body->getEndLoc(), TU.SM,
-                                             TU.Ctx.getLangOpts());
-            Semi && Semi->is(tok::semi))
-          L.BodyLength =
-              TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) +
-              1 - Span.Offset;
-      markableLoopExtent(TU, Loop, L);
-    }
-    L.SetupStatements = setupStatements(TU, Loop);
-    collectShapes(TU, Loop, L.BatchShapes);
-    // What runs once a batch in the functions the loop calls (a forward()
-    // that views its input as {kBatchSize, -1}) fails on a short batch too.
-    llvm::SetVector<const FunctionDecl *> Called;
-    collectCalledFunctions(TU, Loop, 0, Called);
-    std::vector<BatchShape> InCalled;
-    for (const FunctionDecl *F : Called)
-      collectShapes(TU, F->getBody(), InCalled);
-    // A template's instantiations share their calls' text.
-    for (BatchShape &Shape : InCalled)
-      if (llvm::none_of(L.BatchShapes, [&](const BatchShape &S) {
-            return S.Call.File == Shape.Call.File &&
-                   S.Call.Offset == Shape.Call.Offset &&
-                   S.Variable == Shape.Variable;
-          }))
-        L.BatchShapes.push_back(std::move(Shape));
-    Out.Loops.push_back(std::move(L));
+/// The span of Loop's body; a body without braces (`for (...) step(x);`)
+/// through its `;`.
+void addBodyExtent(const TUContext &TU, const Stmt *Body, TrainingLoop &L) {
+  SourceSpan Span = TU.spanOf(Body->getSourceRange());
+  L.BodyOffset = Span.Offset;
+  L.BodyLength = Span.Length;
+  L.BodyIsCompound = isa<CompoundStmt>(Body);
+  if (!isa<CompoundStmt>(Body))
+    if (auto Semi = Lexer::findNextToken(Body->getEndLoc(), TU.SM,
+                                         TU.Ctx.getLangOpts());
+        Semi && Semi->is(tok::semi))
+      L.BodyLength =
+          TU.SM.getFileOffset(TU.SM.getExpansionLoc(Semi->getLocation())) + 1 -
+          Span.Offset;
+}
+
+/// The tensors Loop shapes by a variable, and those the functions it calls
+/// shape: what runs once a batch in them (a forward() that views its input
+/// as {kBatchSize, -1}) fails on a short batch too.
+std::vector<BatchShape> batchShapes(const TUContext &TU, const Stmt *Loop) {
+  std::vector<BatchShape> Shapes;
+  collectShapes(TU, Loop, Shapes);
+  llvm::SetVector<const FunctionDecl *> Called;
+  collectCalledFunctions(TU, Loop, 0, Called);
+  std::vector<BatchShape> InCalled;
+  for (const FunctionDecl *F : Called)
+    collectShapes(TU, F->getBody(), InCalled);
+  // A template's instantiations share their calls' text.
+  for (BatchShape &Shape : InCalled)
+    if (llvm::none_of(Shapes, [&](const BatchShape &S) {
+          return S.Call.File == Shape.Call.File &&
+                 S.Call.Offset == Shape.Call.Offset &&
+                 S.Variable == Shape.Variable;
+        }))
+      Shapes.push_back(std::move(Shape));
+  return Shapes;
+}
+
+/// A training loop as the report and the instrumenter see it: where it
+/// is, its body, what runs before it and the tensors it shapes by a
+/// variable; its calls and optimizers come after.
+TrainingLoop describeLoop(const TUContext &TU, const Stmt *Loop) {
+  TrainingLoop L;
+  L.File = TU.fileOf(Loop->getBeginLoc());
+  L.Line = TU.lineOf(Loop->getBeginLoc());
+  L.Column = TU.columnOf(Loop->getBeginLoc());
+  L.Function = functionName(TU, Loop);
+  if (const Stmt *Body = loopBody(Loop)) {
+    addBodyExtent(TU, Body, L);
+    markableLoopExtent(TU, Loop, L);
   }
+  L.SetupStatements = setupStatements(TU, Loop);
+  L.BatchShapes = batchShapes(TU, Loop);
+  return L;
+}
 
-  llvm::DenseMap<const Stmt *, llvm::SmallPtrSet<const ValueDecl *, 2>> Stepped;
+/// Each call's site in the training loop it runs in (a call in no training
+/// loop is left out); returns the optimizers each loop steps, where the
+/// step's object could be followed to one.
+SteppedOptimizers addCalls(const TUContext &TU,
+                           llvm::ArrayRef<ClassifiedCall> Calls,
+                           const LoopIndices &LoopIndex,
+                           std::vector<TrainingLoop> &Loops) {
+  SteppedOptimizers Stepped;
   for (auto [Call, Kind] : Calls) {
     const Stmt *Loop = loopFor(TU, Call);
     auto It = LoopIndex.find(Loop);
     if (It == LoopIndex.end())
       continue;
-    TrainingLoop &L = Out.Loops[It->second];
+    TrainingLoop &L = Loops[It->second];
     CallSite Site = callSite(TU, Call);
     switch (Kind) {
     case CallKind::ZeroGrad:
@@ -571,7 +581,12 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
     }
     }
   }
+  return Stepped;
+}
 
+/// Every optimizer the translation unit declares: variables (not
+/// parameters) and members.
+std::vector<const ValueDecl *> optimizersOf(const TUContext &TU) {
   std::vector<const ValueDecl *> Optimizers;
   for (const VarDecl *Var : TU.findAll<VarDecl>(varDecl().bind("n")))
     if (!isa<ParmVarDecl>(Var) && isOptimizer(Var->getType()))
@@ -579,22 +594,62 @@ LoopFindings findTrainingLoops(const TUContext &TU) {
   for (const FieldDecl *Field : TU.findAll<FieldDecl>(fieldDecl().bind("n")))
     if (isOptimizer(Field->getType()))
       Optimizers.push_back(Field);
+  return Optimizers;
+}
+
+/// L's optimizers: those its steps were followed to, or, where none was,
+/// every one declared.
+void addOptimizers(const TUContext &TU,
+                   llvm::ArrayRef<const ValueDecl *> Optimizers,
+                   const llvm::SmallPtrSet<const ValueDecl *, 2> &Used,
+                   TrainingLoop &L) {
+  for (const ValueDecl *D : Optimizers) {
+    if (!Used.empty() && !Used.contains(D))
+      continue;
+    // A class template's member is seen once per instantiation.
+    OptimizerSite Site = isa<FieldDecl>(D)
+                             ? describeOptimizer(TU, cast<FieldDecl>(D))
+                             : describeOptimizer(TU, cast<VarDecl>(D));
+    if (llvm::none_of(L.Optimizers, [&](const OptimizerSite &O) {
+          return O.File == Site.File && O.Line == Site.Line &&
+                 O.Name == Site.Name;
+        }))
+      L.Optimizers.push_back(std::move(Site));
+  }
+}
+
+} // namespace
+
+bool LoopFindings::isTrainingContext(const TUContext &TU, const Stmt *S) const {
+  for (const Stmt *Loop = TU.enclosingLoop(S); Loop;
+       Loop = TU.enclosingLoop(Loop))
+    if (TrainingLoopStmts.contains(Loop))
+      return true;
+  const FunctionDecl *F = TU.enclosingFunction(S);
+  return F && F->getDefinition() &&
+         TrainingFunctions.contains(F->getDefinition());
+}
+
+LoopFindings findTrainingLoops(const TUContext &TU) {
+  LoopFindings Out;
+  LoopIndices LoopIndex;
+  std::vector<ClassifiedCall> Calls = trainingCalls(TU);
+  // Loops with a step() or backward() are training loops; zero_grad() alone
+  // does not make one.
+  for (auto [Call, Kind] : Calls) {
+    if (Kind == CallKind::ZeroGrad)
+      continue;
+    const Stmt *Loop = loopFor(TU, Call);
+    if (!Loop || LoopIndex.count(Loop))
+      continue;
+    LoopIndex[Loop] = Out.Loops.size();
+    Out.TrainingLoopStmts.insert(Loop);
+    Out.Loops.push_back(describeLoop(TU, Loop));
+  }
+  SteppedOptimizers Stepped = addCalls(TU, Calls, LoopIndex, Out.Loops);
+  std::vector<const ValueDecl *> Optimizers = optimizersOf(TU);
   for (auto [Loop, Index] : LoopIndex) {
-    TrainingLoop &L = Out.Loops[Index];
-    const auto &Used = Stepped[Loop];
-    for (const ValueDecl *D : Optimizers) {
-      if (!Used.empty() && !Used.contains(D))
-        continue;
-      // A class template's member is seen once per instantiation.
-      OptimizerSite Site = isa<FieldDecl>(D)
-                               ? describeOptimizer(TU, cast<FieldDecl>(D))
-                               : describeOptimizer(TU, cast<VarDecl>(D));
-      if (llvm::none_of(L.Optimizers, [&](const OptimizerSite &O) {
-            return O.File == Site.File && O.Line == Site.Line &&
-                   O.Name == Site.Name;
-          }))
-        L.Optimizers.push_back(std::move(Site));
-    }
+    addOptimizers(TU, Optimizers, Stepped[Loop], Out.Loops[Index]);
     collectTrainingFunctions(TU, Loop, Out, 0);
   }
   return Out;
