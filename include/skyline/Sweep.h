@@ -302,7 +302,13 @@ private:
   void noteUnconfirmedSizes();
 
   // Settling an unsure decision.
+  struct Settling;
   void settleTheDecision();
+  void announceSettling(Settling &S);
+  bool measureUnsurePick(Settling &S);
+  std::optional<unsigned> settlingRounds(const Settling &S, size_t At,
+                                         const MeasuredGain &Gain);
+  void runSettlingRounds(const Settling &S, size_t At, unsigned Rounds);
   bool canMeasurePick(int64_t Size,
                       llvm::function_ref<bool(double)> BeyondShare) const;
   bool withinTheSweepsRules(int64_t Size) const;

@@ -979,116 +979,162 @@ static std::string describeUnsurePick(const Suggestion &Pick, int64_t Declared,
       Pick.GainRange.High * 100, MinGain * 100);
 }
 
+/// What settleTheDecision's steps share: the decision being settled, and
+/// what the progress has said of it.
+struct Sweep::Settling {
+  Settling(llvm::function_ref<bool(double)> BeyondShare, Analysis A)
+      : BeyondShare(BeyondShare), A(std::move(A)) {}
+
+  /// Whether Seconds more from now would take settling past its share of
+  /// the budget.
+  llvm::function_ref<bool(double)> BeyondShare;
+  Analysis A;
+  std::optional<size_t> Declared; // the declared size's place in Sizes
+  std::string Unsure;             // the unsure pick, as last described
+  bool Announced = false;
+  const std::string Why = "settling the decision";
+};
+
 /// Where the model's pick is unsure (SettlingRoundsPerTimingRun): the pick
 /// measured if it was not, then the rounds roundsToSettle plans, if the
 /// budget holds them.
 void Sweep::settleTheDecision() {
   if (TimingRuns < 2)
     return;
-  const unsigned MostRounds = SettlingRoundsPerTimingRun * TimingRuns;
-  const std::string Why = "settling the decision";
   // What settling may spend: its share of the budget, from now on.
   const double SettleBy =
       spent() + SettlingBudgetShare * Options.TimeBudgetSeconds;
   auto BeyondShare = [&](double Seconds) {
     return Options.TimeBudgetSeconds > 0 && spent() + Seconds > SettleBy;
   };
-  Analysis A = analyze(Result, DeclaredBatchSize, modelOptions());
-  std::optional<size_t> Declared = indexOf(DeclaredBatchSize);
-  if (!A.Unsure || !Declared || !Sizes[*Declared].Repeatable)
+  Settling S(BeyondShare, analyze(Result, DeclaredBatchSize, modelOptions()));
+  S.Declared = indexOf(DeclaredBatchSize);
+  if (!S.A.Unsure || !S.Declared || !Sizes[*S.Declared].Repeatable)
     return;
-  std::string Unsure =
-      describeUnsurePick(*A.Unsure, DeclaredBatchSize, Options.MinGain);
-  bool Announced = false;
-  auto Announce = [&] {
-    if (!Announced)
-      Progress << "skyline-check: settling the decision: " << Unsure
-               << "; more timing runs at both\n";
-    Announced = true;
-  };
-  if (!indexOf(A.Unsure->BatchSize)) {
-    // Between measured sizes the curve's own error widens the interval; at
-    // the size itself only the runs' spread does.
-    if (!canMeasurePick(A.Unsure->BatchSize, BeyondShare))
-      return;
-    Announce();
-    if (!measurePick(A.Unsure->BatchSize, Why))
-      return;
-    A = analyze(Result, DeclaredBatchSize, modelOptions());
-    if (!A.Unsure)
-      return; // measured, the pick is sure, or no longer worth it
-    Declared = indexOf(DeclaredBatchSize);
-    // What is said next names the pick as it is now, which may have moved.
-    std::string Now =
-        describeUnsurePick(*A.Unsure, DeclaredBatchSize, Options.MinGain);
-    if (Now != Unsure) {
-      Unsure = std::move(Now);
-      Announced = false;
-    }
-  }
-  std::optional<size_t> At = indexOf(A.Unsure->BatchSize);
+  S.Unsure =
+      describeUnsurePick(*S.A.Unsure, DeclaredBatchSize, Options.MinGain);
+  // Between measured sizes the curve's own error widens the interval; at
+  // the size itself only the runs' spread does.
+  if (!indexOf(S.A.Unsure->BatchSize) && !measureUnsurePick(S))
+    return;
+  std::optional<size_t> At = indexOf(S.A.Unsure->BatchSize);
   std::optional<MeasuredGain> Gain =
-      measuredGain(A, DeclaredBatchSize, A.Unsure->BatchSize);
+      measuredGain(S.A, DeclaredBatchSize, S.A.Unsure->BatchSize);
   if (!At || !Sizes[*At].Repeatable || !Gain)
     return; // the pick moved between the sizes: measured once is enough
+  std::optional<unsigned> Rounds = settlingRounds(S, *At, *Gain);
+  if (!Rounds)
+    return;
+  announceSettling(S);
+  runSettlingRounds(S, *At, *Rounds);
+}
+
+/// Said once, before settling's first run: the decision and what settles
+/// it.
+void Sweep::announceSettling(Settling &S) {
+  if (!S.Announced)
+    Progress << "skyline-check: settling the decision: " << S.Unsure
+             << "; more timing runs at both\n";
+  S.Announced = true;
+}
+
+/// The unsure pick, not measured yet, measured where the sweep's rules and
+/// settling's share allow, and the decision made again from it. False
+/// where settling ends here: the pick was not measured, or measured it is
+/// sure (or no longer worth it).
+bool Sweep::measureUnsurePick(Settling &S) {
+  if (!canMeasurePick(S.A.Unsure->BatchSize, S.BeyondShare))
+    return false;
+  announceSettling(S);
+  if (!measurePick(S.A.Unsure->BatchSize, S.Why))
+    return false;
+  S.A = analyze(Result, DeclaredBatchSize, modelOptions());
+  if (!S.A.Unsure)
+    return false; // measured, the pick is sure, or no longer worth it
+  S.Declared = indexOf(DeclaredBatchSize);
+  // What is said next names the pick as it is now, which may have moved.
+  std::string Current =
+      describeUnsurePick(*S.A.Unsure, DeclaredBatchSize, Options.MinGain);
+  if (Current != S.Unsure) {
+    S.Unsure = std::move(Current);
+    S.Announced = false;
+  }
+  return true;
+}
+
+/// The rounds that would settle the decision between the declared size and
+/// the pick (the At-th size), as roundsToSettle plans them from Gain; none,
+/// and why said, where no number of rounds would, or settling's share or
+/// the budget would not hold them.
+std::optional<unsigned> Sweep::settlingRounds(const Settling &S, size_t At,
+                                              const MeasuredGain &Gain) {
+  const unsigned MostRounds = SettlingRoundsPerTimingRun * TimingRuns;
+  size_t Declared = *S.Declared;
+  int64_t Pick = S.A.Unsure->BatchSize;
   std::optional<unsigned> Rounds =
-      roundsToSettle(*Gain, Options.MinGain, MostRounds);
+      roundsToSettle(Gain, Options.MinGain, MostRounds);
   if (!Rounds) {
     Progress << "skyline-check: the decision stays unsure: "
-             << (Announced ? "" : Unsure + "; ") << MostRounds
+             << (S.Announced ? "" : S.Unsure + "; ") << MostRounds
              << " more timing runs at each size would not narrow the "
                 "interval past the min gain\n";
-    return;
+    return std::nullopt;
   }
   // The declared size's run with glibc's own thresholds comes after.
   double Round =
-      Sizes[*Declared].first().WallSeconds + Sizes[*At].first().WallSeconds;
-  double Needed = *Rounds * Round + Sizes[*Declared].first().WallSeconds;
-  if (BeyondShare(*Rounds * Round)) {
+      Sizes[Declared].first().WallSeconds + Sizes[At].first().WallSeconds;
+  double Needed = *Rounds * Round + Sizes[Declared].first().WallSeconds;
+  if (S.BeyondShare(*Rounds * Round)) {
     Progress << llvm::formatv(
         "skyline-check: the decision stays unsure: {0}{1} round{2} of a "
         "timing run at {3} and at {4} would take about {5:f1} s, more than "
         "settling's {6:f0}% of --time-budget\n",
-        Announced ? "" : Unsure + "; ", *Rounds, *Rounds > 1 ? "s" : "",
-        DeclaredBatchSize, A.Unsure->BatchSize, *Rounds * Round,
-        SettlingBudgetShare * 100);
-    return;
+        S.Announced ? "" : S.Unsure + "; ", *Rounds, *Rounds > 1 ? "s" : "",
+        DeclaredBatchSize, Pick, *Rounds * Round, SettlingBudgetShare * 100);
+    return std::nullopt;
   }
   if (budgetSpent() || overrunsBudget(Needed)) {
     noteBudget(llvm::formatv("settling the decision would take {0} round{4} "
                              "of a timing run at {1} and at {2}, about "
                              "{3:f1} s",
-                             *Rounds, DeclaredBatchSize, A.Unsure->BatchSize,
-                             *Rounds * Round, *Rounds > 1 ? "s" : "")
+                             *Rounds, DeclaredBatchSize, Pick, *Rounds * Round,
+                             *Rounds > 1 ? "s" : "")
                    .str(),
                /*Predicted=*/!budgetSpent());
-    return;
+    return std::nullopt;
   }
-  Announce();
-  for (unsigned R = 1; R <= *Rounds; ++R) {
+  return Rounds;
+}
+
+/// Rounds of a timing run at the declared size and at the pick (the At-th
+/// size), until the budget or settling's share ends them: what they
+/// measured so far decides.
+void Sweep::runSettlingRounds(const Settling &S, size_t At, unsigned Rounds) {
+  size_t Declared = *S.Declared;
+  for (unsigned R = 1; R <= Rounds; ++R) {
     // Alternating which goes first: neither size always follows the other.
-    size_t Order[] = {R % 2 ? *Declared : *At, R % 2 ? *At : *Declared};
+    size_t Order[] = {R % 2 ? Declared : At, R % 2 ? At : Declared};
     for (unsigned Run = 0; Run < 2; ++Run) {
       // A run may take longer than its size's first: the budget may end
       // the rounds, and what they measured so far decides.
-      unsigned RunsLeft = 2 * (*Rounds - R) + 2 - Run;
+      unsigned RunsLeft = 2 * (Rounds - R) + 2 - Run;
       if (budgetSpent()) {
         noteBudget(llvm::formatv("settling the decision stopped in round {0} "
                                  "of {1}: {2} timing run{3} left out",
-                                 R, *Rounds, RunsLeft, RunsLeft > 1 ? "s" : "")
+                                 R, Rounds, RunsLeft, RunsLeft > 1 ? "s" : "")
                        .str());
         return;
       }
-      if (BeyondShare(0)) {
+      if (S.BeyondShare(0)) {
         Progress << llvm::formatv(
             "skyline-check: settling the decision stopped in round {0} of "
             "{1}: its runs took longer than their sizes' first, and "
             "settling's {2:f0}% of --time-budget is spent\n",
-            R, *Rounds, SettlingBudgetShare * 100);
+            R, Rounds, SettlingBudgetShare * 100);
         return;
       }
       if (!repeatTimingRun(MostPasses + R, Order[Run],
-                           Why + ", round " + std::to_string(R), RunsLeft))
+                           S.Why + ", round " + std::to_string(R), RunsLeft))
         return;
     }
   }
