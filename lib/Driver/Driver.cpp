@@ -427,40 +427,50 @@ llvm::Error checkSourcesOfReport(const CommandLineOptions &Options,
   return llvm::Error::success();
 }
 
-/// What every run ends with, measured now or read from a report: the
-/// Model stage, the rules, the gate, the terminal and the output files.
-int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
-                     const SavedReport *Baseline, const PathDisplay &Display,
-                     llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
+/// The rules' findings on Report, and the fix-it --set-batch-size asks for;
+/// from a saved report, its stale fix-its left out (refused where they are
+/// exported: an error).
+llvm::Expected<std::vector<Finding>>
+ruleFindings(const CommandLineOptions &Options, const SavedReport &Report,
+             const Analysis &Model, DiagnosticPrinter &ErrPrinter) {
   const ProgramModel &Program = Report.Program;
-  int64_t Declared = Program.BatchSize ? Program.BatchSize->Value : 0;
-  ModelOptions ForThisProgram = Options.Rules.Model;
-  ForThisProgram.WholeBatchesOnly = needsWholeBatches(Program);
-  Analysis Model = analyze(Report.Measured, Declared, ForThisProgram);
-
   std::vector<Finding> Findings;
   if (Program.BatchSize)
     Findings = runRules({Program, Report.Measured, Model, Options.Rules});
   if (Options.SetBatchSize && Program.BatchSize)
     addRequestedBatchSize(Findings, *Program.BatchSize, *Options.SetBatchSize);
   if (!Options.FromReport.empty())
-    if (llvm::Error E =
-            dropStaleFixes(Options, Program, Findings, ErrPrinter)) {
-      ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
-      return ExitToolError;
-    }
-  std::optional<GateVerdict> Verdict;
-  if (Baseline) {
-    SourceSpan At =
-        Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
-    Verdict = compareWithBaseline(*Baseline, Report.Measured, At, Options.Gate);
-    if (std::optional<std::string> Foreign =
-            whyAnotherProgram(Baseline->Program, Program))
-      Verdict->CannotCompare = *Foreign;
-    std::vector<Finding> GateFindings = dropSilenced(Verdict->Findings);
-    Findings.insert(Findings.end(), GateFindings.begin(), GateFindings.end());
-  }
+    if (llvm::Error E = dropStaleFixes(Options, Program, Findings, ErrPrinter))
+      return std::move(E);
+  return Findings;
+}
 
+/// The gate's verdict on Report against Baseline; its findings, but those
+/// silenced, join Findings.
+GateVerdict gateAgainstBaseline(const CommandLineOptions &Options,
+                                const SavedReport &Report,
+                                const SavedReport &Baseline,
+                                std::vector<Finding> &Findings) {
+  const ProgramModel &Program = Report.Program;
+  SourceSpan At = Program.BatchSize ? Program.BatchSize->Literal : SourceSpan();
+  GateVerdict Verdict =
+      compareWithBaseline(Baseline, Report.Measured, At, Options.Gate);
+  if (std::optional<std::string> Foreign =
+          whyAnotherProgram(Baseline.Program, Program))
+    Verdict.CannotCompare = *Foreign;
+  std::vector<Finding> GateFindings = dropSilenced(Verdict.Findings);
+  Findings.insert(Findings.end(), GateFindings.begin(), GateFindings.end());
+  return Verdict;
+}
+
+/// The answer on the terminal: the runs, the predictions and the what-ifs
+/// asked for, the gate's verdict, then the findings as diagnostics.
+void printConclusion(const CommandLineOptions &Options,
+                     const SavedReport &Report, int64_t Declared,
+                     const Analysis &Model,
+                     const std::optional<GateVerdict> &Verdict,
+                     const std::vector<Finding> &Findings,
+                     const PathDisplay &Display, llvm::raw_ostream &Out) {
   Out << "\n";
   printRunTable(Report.Measured, Declared, Out);
   printPredictions(Model, Out);
@@ -473,7 +483,47 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   DiagnosticPrinter Printer(Out, std::cref(Display));
   for (const Finding &F : Findings)
     Printer.print(F);
+}
 
+/// --sarif's options: URIs relative to --source-root (else the default root
+/// of the current directory), and one automation id a program.
+SarifOptions sarifOptions(const CommandLineOptions &Options,
+                          llvm::StringRef Main) {
+  SarifOptions Sarif;
+  Sarif.SourceRoot =
+      Options.SourceRoot.empty() ? defaultSourceRoot(".") : Options.SourceRoot;
+  llvm::SmallString<256> Root(Sarif.SourceRoot);
+  llvm::sys::fs::make_absolute(Root);
+  Sarif.SourceRoot = std::string(Root);
+  Sarif.ToolVersion = SKYLINE_VERSION;
+  // GitHub's category is the id up to its last '/': one per program.
+  Sarif.AutomationId =
+      "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
+  return Sarif;
+}
+
+/// What --html's page shows, its paths as the user typed them.
+HtmlReportInput htmlInput(const SavedReport &Report, const Analysis &Model,
+                          const std::vector<Finding> &Findings,
+                          const PathDisplay &Display, llvm::StringRef Main) {
+  HtmlReportInput Html;
+  Html.Title = "skyline-check: " + Display(Main);
+  if (const auto &BatchSize = Report.Program.BatchSize) {
+    Html.BatchSizeName = BatchSize->Name;
+    Html.BatchSizeLocation = Display(BatchSize->Literal.File) + ":" +
+                             std::to_string(BatchSize->Literal.Line);
+  }
+  Html.Measured = &Report.Measured;
+  Html.Model = &Model;
+  Html.Findings = Findings;
+  return Html;
+}
+
+/// Every output file asked for, written all together or none at all.
+llvm::Error writeOutputFiles(const CommandLineOptions &Options,
+                             const SavedReport &Report, const Analysis &Model,
+                             const std::vector<Finding> &Findings,
+                             const PathDisplay &Display) {
   std::string Main = mainSource(Report);
   OutputTransaction Files;
   if (!Options.ExportFixes.empty())
@@ -481,33 +531,57 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
               fixesToYAML(Main, Findings, Options.ScaleLearningRate));
   if (!Options.Report.empty())
     Files.add({"--report", Options.Report}, reportToYAML(Report, &Model));
-  if (!Options.Sarif.empty()) {
-    SarifOptions Sarif;
-    Sarif.SourceRoot = Options.SourceRoot.empty() ? defaultSourceRoot(".")
-                                                  : Options.SourceRoot;
-    llvm::SmallString<256> Root(Sarif.SourceRoot);
-    llvm::sys::fs::make_absolute(Root);
-    Sarif.SourceRoot = std::string(Root);
-    Sarif.ToolVersion = SKYLINE_VERSION;
-    // GitHub's category is the id up to its last '/': one per program.
-    Sarif.AutomationId =
-        "skyline-check/" + llvm::sys::path::stem(Main).str() + "/";
-    Files.add({"--sarif", Options.Sarif}, findingsToSarif(Findings, Sarif));
+  if (!Options.Sarif.empty())
+    Files.add({"--sarif", Options.Sarif},
+              findingsToSarif(Findings, sarifOptions(Options, Main)));
+  if (!Options.Html.empty())
+    Files.add(
+        {"--html", Options.Html},
+        renderHtmlReport(htmlInput(Report, Model, Findings, Display, Main)));
+  return Files.commit();
+}
+
+/// The gate's answer as the exit status: a gate that cannot compare is an
+/// error, said; a regression fails; else success.
+int gateExitStatus(const CommandLineOptions &Options,
+                   const std::optional<GateVerdict> &Verdict,
+                   DiagnosticPrinter &ErrPrinter) {
+  if (Verdict && !Verdict->CannotCompare.empty()) {
+    ErrPrinter.printPlain(
+        DiagLevel::Error,
+        "the gate cannot compare this run with baseline '" + Options.Baseline +
+            "': " + Verdict->CannotCompare +
+            "; a gate that cannot compare does not pass (make a new "
+            "baseline with --report, or measure the baseline's batch size)");
+    return ExitToolError;
   }
-  if (!Options.Html.empty()) {
-    HtmlReportInput Html;
-    Html.Title = "skyline-check: " + Display(Main);
-    if (Program.BatchSize) {
-      Html.BatchSizeName = Program.BatchSize->Name;
-      Html.BatchSizeLocation = Display(Program.BatchSize->Literal.File) + ":" +
-                               std::to_string(Program.BatchSize->Literal.Line);
-    }
-    Html.Measured = &Report.Measured;
-    Html.Model = &Model;
-    Html.Findings = Findings;
-    Files.add({"--html", Options.Html}, renderHtmlReport(Html));
+  return Verdict && Verdict->Regressed ? ExitRegression : ExitSuccess;
+}
+
+/// What every run ends with, measured now or read from a report: the
+/// Model stage, the rules, the gate, the terminal and the output files.
+int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
+                     const SavedReport *Baseline, const PathDisplay &Display,
+                     llvm::raw_ostream &Out, DiagnosticPrinter &ErrPrinter) {
+  const ProgramModel &Program = Report.Program;
+  int64_t Declared = Program.BatchSize ? Program.BatchSize->Value : 0;
+  ModelOptions ForThisProgram = Options.Rules.Model;
+  ForThisProgram.WholeBatchesOnly = needsWholeBatches(Program);
+  Analysis Model = analyze(Report.Measured, Declared, ForThisProgram);
+
+  auto Findings = ruleFindings(Options, Report, Model, ErrPrinter);
+  if (!Findings) {
+    ErrPrinter.printPlain(DiagLevel::Error,
+                          llvm::toString(Findings.takeError()));
+    return ExitToolError;
   }
-  if (llvm::Error E = Files.commit()) {
+  std::optional<GateVerdict> Verdict;
+  if (Baseline)
+    Verdict = gateAgainstBaseline(Options, Report, *Baseline, *Findings);
+  printConclusion(Options, Report, Declared, Model, Verdict, *Findings, Display,
+                  Out);
+  if (llvm::Error E =
+          writeOutputFiles(Options, Report, Model, *Findings, Display)) {
     ErrPrinter.printPlain(DiagLevel::Error, llvm::toString(std::move(E)));
     return ExitToolError;
   }
@@ -520,16 +594,7 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
       ErrPrinter.printPlain(DiagLevel::Warning,
                             "the work directory's report was not kept: " +
                                 llvm::toString(std::move(E)));
-  if (Verdict && !Verdict->CannotCompare.empty()) {
-    ErrPrinter.printPlain(
-        DiagLevel::Error,
-        "the gate cannot compare this run with baseline '" + Options.Baseline +
-            "': " + Verdict->CannotCompare +
-            "; a gate that cannot compare does not pass (make a new "
-            "baseline with --report, or measure the baseline's batch size)");
-    return ExitToolError;
-  }
-  return Verdict && Verdict->Regressed ? ExitRegression : ExitSuccess;
+  return gateExitStatus(Options, Verdict, ErrPrinter);
 }
 
 llvm::Expected<std::optional<SavedReport>>
