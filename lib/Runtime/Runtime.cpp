@@ -604,29 +604,12 @@ std::vector<RunResult::Layer> layerRows(const RunResult &R,
 /// terminate handler allocates nothing to keep it.
 char OutOfMemoryWhat[256];
 
-/// What the run measured. At program exit (Why is EndedEarly) the program's
-/// modules and optimizers are destroyed: the weights and the optimizers'
-/// tensors are not looked at, so the memory kinds and the layers' weight
-/// bytes are left out rather than wrong.
-RunResult collect(StopReason Why) {
-  const Config &C = config();
-  RunResult R;
-  R.BatchSize = Clock.EffectiveBatchSize;
-  R.OutOfMemory = Why == StopReason::OutOfMemory;
-  R.Mode = C.Mode;
-  R.Stopped = Why;
-  R.EndedEarly = Why == StopReason::EndedEarly;
-  R.Warmup = C.Warmup;
-  R.IterationsAsked = C.Iterations;
-  R.MinIterations = C.Stop.MinIterations;
-  // The window's iterations, and those of them that do not span an epoch's
-  // end; where every one does (a loop entered once an iteration), all count.
+/// The run's measured iterations: the window after the warm-up (at most
+/// --iterations of the Count reached), and those of them that do not span
+/// an epoch's end, whose times are the run's; where every one does (a loop
+/// entered once an iteration), all count. Returns the window's iterations.
+int timeIterations(const Config &C, int Count, bool GpuClock, RunResult &R) {
   std::vector<double> Window, Kept;
-  int Count = Clock.Count.load();
-  R.IterationsReached = Count;
-  // On CUDA the stream's timeline times the iterations (docs/gpu.md); after
-  // main returned CUDA may be gone, and the CPU's clock does.
-  bool GpuClock = !R.EndedEarly && cuda::resolveTimeline();
   for (int I = C.Warmup; I + 1 < Count && int(Window.size()) < C.Iterations;
        ++I) {
     double GpuMs = GpuClock ? cuda::iterationMs(I) : -1;
@@ -654,6 +637,77 @@ RunResult collect(StopReason Why) {
   R.Throughput = R.IterationMs.Median > 0
                      ? double(R.BatchSize) * 1000.0 / R.IterationMs.Median
                      : 0;
+  return int(Window.size());
+}
+
+/// The hooks' time per phase, summed over the whole window (epoch ends
+/// included), an iteration's share.
+void splitTimeByPhase(int WindowIterations, bool GpuClock, RunResult &R) {
+  if (WindowIterations)
+    for (size_t I = 0; I < NumPhases; ++I)
+      R.TimeSplitMs[I] =
+          double(PhaseTime.Ns[I].load()) / 1e6 / WindowIterations;
+  // On CUDA, the phases on the stream's timeline: where the CPU waited for
+  // the GPU does not decide which phase the wait lands in.
+  if (GpuClock)
+    cuda::phaseSplitMs(R.TimeSplitMs);
+}
+
+/// The memory kinds at the peak, where the run has a breakdown; else only
+/// the allocation tags'. Returns the modules' weights (none without a
+/// breakdown) for the layers' rows.
+ModuleWeights breakDownMemory(MemoryTracker &Tracker, bool OnDevice,
+                              c10::DeviceType On, RunResult &R) {
+  ModuleWeights Weights;
+  if (R.HasMemoryBreakdown) {
+    Weights = moduleWeights(On);
+    // The setup statements' bytes are the CPU tracker's: a CUDA run's
+    // device memory keeps them in untracked.
+    if (!OnDevice)
+      R.SetupStatements =
+          setupStatementBytes(Tracker.peakBySetupStatement(), Weights);
+    int64_t Setup = 0;
+    for (const auto &Statement : R.SetupStatements)
+      Setup += Statement.second;
+    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights, On, Setup);
+  } else {
+    // Only the allocation tags: activations are the forward phase's bytes.
+    R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
+  }
+  return Weights;
+}
+
+/// Where the optimizers' gradients are, as blocks of the device's memory.
+std::vector<uintptr_t> gradientBlocks() {
+  std::vector<uintptr_t> Blocks;
+  for (const at::Tensor &P : optimizerParameters())
+    if (P.defined() && P.grad().defined() && P.grad().has_storage())
+      Blocks.push_back(
+          reinterpret_cast<uintptr_t>(P.grad().storage().data_ptr().get()));
+  return Blocks;
+}
+
+/// What the run measured. At program exit (Why is EndedEarly) the program's
+/// modules and optimizers are destroyed: the weights and the optimizers'
+/// tensors are not looked at, so the memory kinds and the layers' weight
+/// bytes are left out rather than wrong.
+RunResult collect(StopReason Why) {
+  const Config &C = config();
+  RunResult R;
+  R.BatchSize = Clock.EffectiveBatchSize;
+  R.OutOfMemory = Why == StopReason::OutOfMemory;
+  R.Mode = C.Mode;
+  R.Stopped = Why;
+  R.EndedEarly = Why == StopReason::EndedEarly;
+  R.Warmup = C.Warmup;
+  R.IterationsAsked = C.Iterations;
+  R.MinIterations = C.Stop.MinIterations;
+  int Count = Clock.Count.load();
+  R.IterationsReached = Count;
+  // On CUDA the stream's timeline times the iterations (docs/gpu.md); after
+  // main returned CUDA may be gone, and the CPU's clock does.
+  bool GpuClock = !R.EndedEarly && cuda::resolveTimeline();
+  int WindowIterations = timeIterations(C, Count, GpuClock, R);
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
   R.HasMemoryBreakdown = C.Hooks && !R.EndedEarly;
@@ -671,41 +725,14 @@ RunResult collect(StopReason Why) {
   const TaggedBytes &Tags = Device ? *Device : Tracker;
   c10::DeviceType On = Device ? c10::DeviceType::CUDA : c10::DeviceType::CPU;
   R.PeakByPhase = Tags.peakByPhase();
-  // The hooks summed over the whole window, epoch ends included.
-  int WindowIterations = int(Window.size());
-  if (WindowIterations)
-    for (size_t I = 0; I < NumPhases; ++I)
-      R.TimeSplitMs[I] =
-          double(PhaseTime.Ns[I].load()) / 1e6 / WindowIterations;
-  // On CUDA, the phases on the stream's timeline: where the CPU waited for
-  // the GPU does not decide which phase the wait lands in.
-  if (GpuClock)
-    cuda::phaseSplitMs(R.TimeSplitMs);
-  ModuleWeights Weights;
-  if (R.HasMemoryBreakdown) {
-    Weights = moduleWeights(On);
-    // The setup statements' bytes are the CPU tracker's: a CUDA run's
-    // device memory keeps them in untracked.
-    if (!Device)
-      R.SetupStatements =
-          setupStatementBytes(Tracker.peakBySetupStatement(), Weights);
-    int64_t Setup = 0;
-    for (const auto &Statement : R.SetupStatements)
-      Setup += Statement.second;
-    R.Memory = breakdownAtPeak(R.PeakByPhase, Weights, On, Setup);
-  } else {
-    // Only the allocation tags: activations are the forward phase's bytes.
-    R.Memory.Activations = R.PeakByPhase[size_t(Phase::Forward)];
-  }
+  splitTimeByPhase(WindowIterations, GpuClock, R);
+  ModuleWeights Weights = breakDownMemory(Tracker, Device != nullptr, On, R);
   R.Layers = layerRows(R, WindowIterations, Tags.peakForwardByScope(), Weights);
   // A CUDA run: gpu_ms per layer, the workspace kind (the gradients'
   // blocks, held from warm-up on too, are not workspace), untracked rest.
   std::vector<uintptr_t> GradientBlocks;
   if (Device && R.HasMemoryBreakdown)
-    for (const at::Tensor &P : optimizerParameters())
-      if (P.defined() && P.grad().defined() && P.grad().has_storage())
-        GradientBlocks.push_back(
-            reinterpret_cast<uintptr_t>(P.grad().storage().data_ptr().get()));
+    GradientBlocks = gradientBlocks();
   cuda::completeLayers(R, GradientBlocks);
   return R;
 }
