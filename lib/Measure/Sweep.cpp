@@ -297,7 +297,10 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
     return Timing.takeError();
   Progress << llvm::format(" %.1f s", Timing->Seconds);
   if (!Timing->Run) {
-    Progress << "\n";
+    // Said on its line (the warning after the table says why): the line
+    // used to end with the time alone, like a run that measured.
+    Progress << (Timing->Unmeasured ? ", nothing measured" : ", failed")
+             << "\n";
     if (Result.Runs.empty())
       return llvm::createStringError(std::errc::invalid_argument, "%s",
                                      Timing->Problem.c_str());

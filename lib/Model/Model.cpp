@@ -128,6 +128,16 @@ int64_t usableBytes(int64_t Capacity, double Margin) {
 
 /// Why no line can be fitted, when fewer than two batch sizes ran.
 std::string describeTooFewSizes(const Measurement &M, const Points &P) {
+  // A program that runs at its own size and fails at the next did not run
+  // out of memory: its batch size is tied to other code (a tensor shaped
+  // with a fixed batch dimension, a view by a constant).
+  if (P.DistinctSizes.size() == 1 && M.FirstFailure > *P.DistinctSizes.begin())
+    return "only batch size " + std::to_string(*P.DistinctSizes.begin()) +
+           " ran: the program failed at " + std::to_string(M.FirstFailure) +
+           " (its own error is in the warning above), so its batch size is "
+           "tied to other code (a tensor shaped with a fixed batch "
+           "dimension, a view or reshape by a constant); make that code "
+           "follow the batch size, then measure again";
   if (P.DistinctSizes.size() == 1)
     return "only one batch size ran without running out of memory (" +
            std::to_string(*P.DistinctSizes.begin()) +

@@ -480,6 +480,23 @@ TEST(ModelTest, OneBatchSizeCannotPredict) {
   EXPECT_TRUE(A.Predictions.empty());
 }
 
+TEST(ModelTest, OneSizeRanAndTheNextFailedIsSaidAsThat) {
+  // The program runs at its own 64 and fails at 128 (a shape fixed to
+  // 64): not "running out of memory".
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.Runs.push_back(run(64, timeMs(64), peakBytes(64)));
+  M.FirstFailure = 128;
+  Analysis A = analyze(M, 64, ModelOptions());
+  const char *Problem =
+      "only batch size 64 ran: the program failed at 128 (its own error is "
+      "in the warning above), so its batch size is tied to other code (a "
+      "tensor shaped with a fixed batch dimension, a view or reshape by a "
+      "constant); make that code follow the batch size, then measure again";
+  EXPECT_EQ(A.TimeProblem, Problem);
+  EXPECT_EQ(A.NoSuggestionReason, std::string("cannot predict: ") + Problem);
+}
+
 /// ln(1 + Gain) ± the 90% half-width of two measured sizes' means, each
 /// of one run with the assumed 5% spread: 1.645 x 0.05 x sqrt(2).
 Interval measuredGainRange(double Gain) {

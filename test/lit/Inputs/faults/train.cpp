@@ -117,5 +117,7 @@ int main(int argc, char **argv) {
     model(torch::randn({batch_size, 4})).mean().backward();
     optimizer.step();
     inTheLoop(Fault, step);
+    if (Fault == "fixed-shape") // a shape written for the declared size
+      torch::zeros({8, 4}).add_(torch::randn({batch_size, 4}));
   }
 }
