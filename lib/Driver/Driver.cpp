@@ -399,6 +399,20 @@ void printVerdict(const GateVerdict &Verdict, llvm::raw_ostream &Out) {
   Out << (Verdict.Regressed ? "REGRESSION" : "pass") << "\n";
 }
 
+/// The program model on Out: YAML with --format=yaml, else its notes.
+void showProgramModel(const CommandLineOptions &Options,
+                      const ProgramModel &Model, const PathDisplay &Display,
+                      llvm::raw_ostream &Out) {
+  if (Options.Format == OutputFormat::YAML) {
+    ProgramModel Shown = Model;
+    Display.apply(Shown);
+    Out << programModelToYAML(Shown);
+    return;
+  }
+  DiagnosticPrinter Printer(Out, std::cref(Display));
+  printProgramModel(Model, Printer, Out);
+}
+
 /// The sources named beside --from-report: each must exist, and one the
 /// report does not describe is said (the answer is about the report's).
 llvm::Error checkSourcesOfReport(const CommandLineOptions &Options,
@@ -684,6 +698,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   if (!Model)
     return Fail(Model.takeError());
   if (!Model->BatchSize) {
+    // What was found is shown all the same (the layers, the loops, the
+    // evaluation sizes): a batch size not found is one fact of many.
+    showProgramModel(Options, *Model, Display, Out);
     ErrPrinter.printPlain(DiagLevel::Error,
                           noBatchSizeMessage(*Model, Options));
     return ExitToolError;
@@ -702,27 +719,15 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
       if (llvm::Error E = Fixes.commit())
         return Fail(std::move(E));
     }
-    if (Options.Format == OutputFormat::YAML) {
-      ProgramModel Shown = *Model;
-      Display.apply(Shown);
-      Out << programModelToYAML(Shown);
-      return ExitSuccess;
-    }
-    DiagnosticPrinter Printer(Out, std::cref(Display));
-    printProgramModel(*Model, Printer, Out);
-    if (BatchSizeFix)
+    showProgramModel(Options, *Model, Display, Out);
+    if (BatchSizeFix && Options.Format != OutputFormat::YAML) {
+      DiagnosticPrinter Printer(Out, std::cref(Display));
       Printer.print(*BatchSizeFix);
+    }
     return ExitSuccess;
   }
 
-  if (Options.Format == OutputFormat::YAML) {
-    ProgramModel Shown = *Model;
-    Display.apply(Shown);
-    Out << programModelToYAML(Shown);
-  } else {
-    DiagnosticPrinter Printer(Out, std::cref(Display));
-    printProgramModel(*Model, Printer, Out);
-  }
+  showProgramModel(Options, *Model, Display, Out);
   auto Report =
       runDynamicPhase(Options, *Model, *Setup->Database, Sources,
                       BaselineReport, std::move(Preamble), ErrPrinter);
