@@ -6,15 +6,13 @@
 import json
 import os
 import pathlib
-import shlex
 import shutil
 import subprocess
 import time
 
-import pytest
 
 from conftest import INPUTS, MOCK_FLAGS, SKYLINE_LSP
-from test_hostile_input import mnist_command, processes_with
+from test_hostile_input import mnist_copy, processes_with
 from test_skyline_lsp import RawClient, frame
 
 FAKE = pathlib.Path(__file__).parent / "fake-skyline-check.py"
@@ -231,16 +229,7 @@ def test_a_save_never_waits_for_the_preamble(tmp_path):
     # After the first analysis the server precompiles LibTorch's headers
     # (15 to 20 s of clang); a save meanwhile is analyzed at once, while
     # that clang still runs.
-    entry = mnist_command()
-    if entry is None:
-        pytest.skip("the build has no LibTorch example (mnist.cpp)")
-    source = tmp_path / "mnist.cpp"
-    shutil.copy(entry["file"], source)
-    arguments = entry.get("arguments") or shlex.split(entry["command"])
-    arguments = [str(source) if a == entry["file"] else a for a in arguments]
-    (tmp_path / "compile_commands.json").write_text(json.dumps(
-        [{"directory": entry["directory"], "arguments": arguments,
-          "file": str(source)}]))
+    source = mnist_copy(tmp_path)
     env = dict(os.environ, SKYLINE_CACHE_DIR=str(tmp_path / "cache"))
     client = RawClient(tmp_path, [], env, subprocess.DEVNULL)
     client.send(initialize(tmp_path, database=tmp_path) + did_open(source))

@@ -207,22 +207,30 @@ def mnist_command():
             return entry
     return None
 
+def mnist_copy(directory):
+    """A copy of the mnist example in directory, with a compile database
+    of its own (the real LibTorch command); the test is skipped where the
+    build has none."""
+    entry = mnist_command()
+    if entry is None:
+        pytest.skip("the build has no LibTorch example (mnist.cpp)")
+    source = directory / "mnist.cpp"
+    shutil.copy(entry["file"], source)
+    arguments = entry.get("arguments") or shlex.split(entry["command"])
+    arguments = [str(source) if a == entry["file"] else a for a in arguments]
+    (directory / "compile_commands.json").write_text(json.dumps(
+        [{"directory": entry["directory"], "arguments": arguments,
+          "file": str(source)}]))
+    return source
+
+
 
 def test_exit_ends_the_preamble_build(tmp_path):
     # After the first analysis the server precompiles LibTorch's headers
     # (15 to 20 s of clang); shutdown and exit meanwhile kept it alive
     # until that clang ended (10 to 12 s). Now the clang is killed, its
     # temporary .pch removed, and the server gone at once.
-    entry = mnist_command()
-    if entry is None:
-        pytest.skip("the build has no LibTorch example (mnist.cpp)")
-    source = tmp_path / "mnist.cpp"
-    shutil.copy(entry["file"], source)
-    arguments = entry.get("arguments") or shlex.split(entry["command"])
-    arguments = [str(source) if a == entry["file"] else a for a in arguments]
-    (tmp_path / "compile_commands.json").write_text(json.dumps(
-        [{"directory": entry["directory"], "arguments": arguments,
-          "file": str(source)}]))
+    source = mnist_copy(tmp_path)
     cache = tmp_path / "cache"  # empty: the preamble is made
     env = dict(os.environ, SKYLINE_CACHE_DIR=str(cache))
     client = RawClient(tmp_path, [], env, subprocess.DEVNULL)
