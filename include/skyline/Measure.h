@@ -248,7 +248,9 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown);
 
 /// Says first whether other work keeps the CPUs, then sweeps Executable's
 /// batch sizes from DeclaredBatchSize (a Sweep whose runs are processes,
-/// their logs and results under Options.WorkDir/runs).
+/// their logs and results under Options.WorkDir/runs). DeclaredBatchSize 0:
+/// the program has no batch size literal the runs can set, and runs at its
+/// own size only (Measurement::AtOwnBatchSize).
 llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,

@@ -87,6 +87,13 @@ struct BreakdownRun {
 
 struct MeasuredRun {
   int64_t BatchSize = 0;
+  /// The batch the run's iterations showed: the first dimension of what the
+  /// first outermost module call of each returned (runtime/Runtime.h's
+  /// observe_batch), and that call's scope; 0 and -1: none seen. Where the
+  /// program has no batch size literal the runs can change, BatchSize is
+  /// this.
+  int64_t ObservedBatchSize = 0;
+  int ObservedScope = -1;
   bool OutOfMemory = false;
   /// Iterations, IterationMs and Throughput are the fastest timing run's
   /// (the only run in an older result).
@@ -172,6 +179,13 @@ struct MeasuredRun {
 };
 
 struct Measurement {
+  /// The runs measured the program at its own batch size, the one they
+  /// observed: it has no batch size literal skyline-check can change (none
+  /// was found, or the program reads it at run time), so no other size was
+  /// tried. ObservedBy names the call the size was read from ("'model'
+  /// (train.cpp:11)"); empty where the scope is not known.
+  bool AtOwnBatchSize = false;
+  std::string ObservedBy;
   DeviceType Device = DeviceType::CPU;
   std::string DeviceName = "CPU";
   std::string TorchVersion; // of the LibTorch the program ran with

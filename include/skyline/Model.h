@@ -146,6 +146,13 @@ struct Analysis {
   /// not): the suggestion is at most half of it, two batches an epoch.
   int64_t DatasetSamples = 0;
   std::optional<Prediction> Current;
+  /// Where the runs measured one size only (the program's own, where its
+  /// batch size is not a literal skyline-check can change, or the only one
+  /// that ran): its kept time with the 90% interval of a new timing run's
+  /// median from the runs' spread (measuredIterationRange), the throughput
+  /// from them, its peak as measured. Nothing is predicted at other sizes.
+  /// None where no size or several ran.
+  std::optional<Prediction> OneSize;
   /// The size the knee search chose, offered or not (its gain may be too
   /// small or not sure): where the sweep measures next to settle it.
   std::optional<int64_t> ChosenBatchSize;
@@ -226,6 +233,13 @@ std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize);
 /// OfMean. Contains predictedIterationMs. Meaningful when canPredictTime().
 Interval predictedIterationRange(const Analysis &A, double BatchSize,
                                  bool OfMean = false);
+
+/// The 90% interval of a new timing run's median at a measured size, from
+/// the runs' spread alone (no curve between sizes): the size's mean of
+/// ln(median) over its n timing runs, +- t x RunSigma x sqrt(1 + 1/n),
+/// widened to hold the kept time. None at a size not measured.
+std::optional<Interval> measuredIterationRange(const Analysis &A,
+                                               int64_t BatchSize);
 
 /// The 90% interval of a new run's peak at BatchSize.
 Interval predictedPeakRange(const Analysis &A, int64_t BatchSize);

@@ -59,6 +59,11 @@ struct SavedReport {
 void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
                 const ProgramModel &Model);
 
+/// Where the runs measured the program at its own batch size, names the
+/// call its size was read from (Measurement::ObservedBy) from the scope
+/// table.
+void nameObservedCall(Measurement &M, const std::vector<ScopeEntry> &Scopes);
+
 /// Gives each setup statement row the file, line and text of its entry in
 /// the instrumented copy's table; a row with an id the table lacks is
 /// dropped (its bytes stay in the setup kind).
@@ -71,6 +76,14 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
 
 /// The fits, the predicted points and the suggestion (or why there is none).
 void printPredictions(const Analysis &A, llvm::raw_ostream &OS);
+
+/// Where the runs measured the program at its own batch size
+/// (Measurement::AtOwnBatchSize), what one size gives in place of the
+/// predictions: the size and the call it was read from, the time per
+/// iteration and the throughput with their 90% intervals, the peak; and
+/// that no other size was predicted, and why.
+void printOwnBatchSize(const Measurement &M, const Analysis &A,
+                       llvm::raw_ostream &OS);
 
 /// One line per asked size: predicted time, throughput, memory and fit.
 void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS);

@@ -131,6 +131,15 @@ void readResultFigures(const YamlFields &Root, MeasuredRun &Run) {
   });
 }
 
+/// observed_batch_size: {size, scope}, where the runtime wrote it.
+void readObservedBatchSize(const YamlFields &Root, MeasuredRun &Run) {
+  if (!Root[key::ObservedBatchSize])
+    return;
+  YamlFields Observed = Root.sub(key::ObservedBatchSize);
+  Run.ObservedBatchSize = Observed.number<int64_t>(key::Size, Least::Zero);
+  Run.ObservedScope = Observed.get<int>(key::Scope, -1);
+}
+
 void readResultProgress(const YamlFields &Root, MeasuredRun &Run) {
   Run.Mode =
       optionalName<RunMode>(Root, key::Mode).value_or(RunMode::Breakdown);
@@ -157,9 +166,16 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
     if (!Root[Key])
       throw BadValue{Key, "is missing; the runtime writes it in every result"};
   MeasuredRun Run;
-  Run.BatchSize = Root.number<int64_t>(key::BatchSize, Least::One);
+  Run.BatchSize = Root.number<int64_t>(key::BatchSize, Least::Zero);
   Run.OutOfMemory = Root.get<bool>(key::OutOfMemory);
   Run.Iterations = Root.get<unsigned>(key::Iterations);
+  readObservedBatchSize(Root, Run);
+  // 0: the program has no literal the run set, and no iteration showed its
+  // batch (a run that ended before its first module call).
+  if (Run.BatchSize == 0 && Run.Iterations > 0 && !Run.OutOfMemory)
+    throw BadValue{key::BatchSize, "is 0 in a run that measured " +
+                                       std::to_string(Run.Iterations) +
+                                       " iterations; it must be at least 1"};
   readResultProgress(Root, Run);
   readResultFigures(Root, Run);
   Run.TorchVersion = Root.get<std::string>(key::TorchVersion);
@@ -237,6 +253,8 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   if (!Node[key::BatchSize])
     throw BadValue{Node.key(key::BatchSize), "is missing; every run has one"};
   Run.BatchSize = Node.number<int64_t>(key::BatchSize, Least::One);
+  Run.ObservedBatchSize =
+      Node.number<int64_t>(key::ObservedBatchSize, Least::Zero);
   Run.OutOfMemory = Node.get<bool>(key::OutOfMemory);
   Run.Iterations = Node.get<unsigned>(key::Iterations);
   readReportTimes(Node, Run);
@@ -272,6 +290,9 @@ MeasuredRun readReportRun(const YamlFields &Node) {
 void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   Out << YAML::BeginMap;
   Out << YAML::Key << key::BatchSize << YAML::Value << Run.BatchSize;
+  if (Run.ObservedBatchSize)
+    Out << YAML::Key << key::ObservedBatchSize << YAML::Value
+        << Run.ObservedBatchSize;
   Out << YAML::Key << key::OutOfMemory << YAML::Value << Run.OutOfMemory;
   Out << YAML::Key << key::Iterations << YAML::Value << Run.Iterations;
   Out << YAML::Key << key::IterationMs << YAML::Value << YAML::Flow

@@ -92,6 +92,31 @@ std::string noBatchSizeMessage(const ProgramModel &Model,
          "; name the variable, field or macro with --batch-size-var=NAME";
 }
 
+/// Where no training batch size was found, whether that ends the run: a
+/// name the user gave that matches nothing, or a fix-it asked for, is an
+/// error; else the finding is a note, and the runs measure the program at
+/// its own size (docs/user-guide.md, "No batch size found").
+bool needsBatchSize(const CommandLineOptions &Options) {
+  return !Options.BatchSizeVar.empty() || Options.SetBatchSize.has_value();
+}
+
+/// The note a program without a batch size literal gets: what was searched
+/// and seen, and what the runs do instead.
+void noteNoBatchSize(const ProgramModel &Model,
+                     const CommandLineOptions &Options,
+                     DiagnosticPrinter &ErrPrinter) {
+  if (Model.BatchSize)
+    return;
+  ErrPrinter.printPlain(
+      DiagLevel::Note,
+      noBatchSizeMessage(Model, Options) +
+          (Options.AnalyzeOnly
+               ? "; without --analyze-only the runs measure the program at "
+                 "its own batch size"
+               : "; the runs measure the program at its own batch size, "
+                 "with its arguments (--run-arg), and predict no other"));
+}
+
 std::string defaultWorkDir(const CommandLineOptions &Options) {
   llvm::SmallString<256> Dir(Options.WorkDir.empty()
                                  ? (Options.BuildPath.empty()
@@ -275,11 +300,14 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   Measure.RoundTo = Options.Rules.Model.RoundTo;
   Measure.ThroughputSlack = Options.Rules.Model.ThroughputSlack;
   Measure.MinGain = Options.Rules.Model.MinGain;
-  auto Measured = measureForGate(Built->Executable, Model.BatchSize->Value,
+  // No batch size literal: 0, the program's own size (Sweep.h).
+  auto Measured = measureForGate(Built->Executable,
+                                 Model.BatchSize ? Model.BatchSize->Value : 0,
                                  Measure, Baseline, Options.Gate);
   if (!Measured)
     return Measured.takeError();
   nameLayers(*Measured, Program->Scopes, Model);
+  nameObservedCall(*Measured, Program->Scopes);
   nameSetupStatements(*Measured, Program->SetupStatements);
   llvm::errs() << llvm::format(
       "skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
@@ -487,7 +515,10 @@ void printConclusion(const CommandLineOptions &Options,
                      const PathDisplay &Display, llvm::raw_ostream &Out) {
   Out << "\n";
   printRunTable(Report.Measured, Declared, Out);
-  printPredictions(Model, Out);
+  if (Report.Measured.AtOwnBatchSize)
+    printOwnBatchSize(Report.Measured, Model, Out);
+  else
+    printPredictions(Model, Out);
   for (int64_t Size : Options.WhatIfBatchSizes)
     printWhatIf(Model, Size, Out);
   if (Verdict)
@@ -697,7 +728,7 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
                               Frontend, Preamble, Err);
   if (!Model)
     return Fail(Model.takeError());
-  if (!Model->BatchSize) {
+  if (!Model->BatchSize && needsBatchSize(Options)) {
     // What was found is shown all the same (the layers, the loops, the
     // evaluation sizes): a batch size not found is one fact of many.
     showProgramModel(Options, *Model, Display, Out);
@@ -724,10 +755,12 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
       DiagnosticPrinter Printer(Out, std::cref(Display));
       Printer.print(*BatchSizeFix);
     }
+    noteNoBatchSize(*Model, Options, ErrPrinter);
     return ExitSuccess;
   }
 
   showProgramModel(Options, *Model, Display, Out);
+  noteNoBatchSize(*Model, Options, ErrPrinter);
   auto Report =
       runDynamicPhase(Options, *Model, *Setup->Database, Sources,
                       BaselineReport, std::move(Preamble), ErrPrinter);

@@ -156,6 +156,27 @@ std::string repeatName(unsigned Pass, unsigned Passes, const SizeRuns &Size,
          (Why ? " (" + *Why + ")" : "");
 }
 
+/// Without a batch size literal to change (DeclaredBatchSize 0: none was
+/// found, or the program reads it at run time), the program runs at its
+/// own size only: one size, with the repeats and the breakdown run any size
+/// gets, and no other is tried.
+MeasureOptions sweepOptions(MeasureOptions Options, int64_t DeclaredBatchSize) {
+  if (DeclaredBatchSize == 0)
+    Options.MaxRuns = 1;
+  return Options;
+}
+
+/// A run asked for no size (0) is at the program's own: its problem says
+/// so, not "batch size 0" (runName's words for any size).
+std::string namedAsOwnSize(llvm::StringRef Problem) {
+  std::string Named = Problem.str();
+  for (size_t At = Named.find(" at batch size 0"); At != std::string::npos;
+       At = Named.find(" at batch size 0", At + 1))
+    if (At + 16 == Named.size() || !llvm::isDigit(Named[At + 16]))
+      Named.replace(At, 16, " at the program's own batch size");
+  return Named;
+}
+
 } // namespace
 
 double steadyClockSeconds() {
@@ -168,8 +189,8 @@ Sweep::Sweep(RunLauncher &Launcher, int64_t DeclaredBatchSize,
              const MeasureOptions &Options, llvm::raw_ostream &Progress,
              Clock Now)
     : Launcher(Launcher), DeclaredBatchSize(DeclaredBatchSize),
-      Options(Options), Progress(Progress), Now(std::move(Now)),
-      TimingRuns(std::max(Options.TimingRuns, 1u)),
+      Options(sweepOptions(Options, DeclaredBatchSize)), Progress(Progress),
+      Now(std::move(Now)), TimingRuns(std::max(Options.TimingRuns, 1u)),
       MostPasses(detail::mostTimingRuns(TimingRuns)),
       MinIterations(std::min(Options.MinIterations, Options.Iterations)),
       BatchSize(DeclaredBatchSize) {}
@@ -177,6 +198,7 @@ Sweep::Sweep(RunLauncher &Launcher, int64_t DeclaredBatchSize,
 llvm::Expected<Measurement> Sweep::run() {
   Result.MemoryCapacityBytes = Options.MemoryBudget;
   Result.TimeBudgetSeconds = Options.TimeBudgetSeconds;
+  Result.AtOwnBatchSize = DeclaredBatchSize == 0;
   MallocSetting Malloc = runsMallocSetting(Options.Malloc);
   Result.MallocThresholdsUsed = Malloc.Thresholds;
   Result.GlibcTunables = Malloc.GlibcTunables.value_or("");
@@ -262,8 +284,11 @@ llvm::Expected<bool> Sweep::measureSize(unsigned Index) {
                  (Options.Breakdown == BreakdownRuns::Declared &&
                   BatchSize == DeclaredBatchSize));
   RunRequest Request = request(BatchSize, RunMode::Timing);
-  Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns
-           << " at batch size " << BatchSize;
+  Progress << "skyline-check: run " << Index + 1 << "/" << Options.MaxRuns;
+  if (BatchSize)
+    Progress << " at batch size " << BatchSize;
+  else
+    Progress << " at the program's own batch size";
   if (Probe) {
     Request.ProbeIterations = probeIterations(Sizes, BatchSize, MinIterations);
     Progress << " (far past the decision: a probe of "
@@ -296,6 +321,8 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
   if (!Timing)
     return Timing.takeError();
   Progress << llvm::format(" %.1f s", Timing->Seconds);
+  if (!Timing->Run && Request.BatchSize == 0)
+    Timing->Problem = namedAsOwnSize(Timing->Problem);
   if (!Timing->Run) {
     // Said on its line (the warning after the table says why): the line
     // used to end with the time alone, like a run that measured.
@@ -393,6 +420,26 @@ void Sweep::leaveOutPastTheDataset(const MeasuredRun &Timing,
 /// kept. False when the sizes end here (its breakdown run failed).
 llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
                                      bool Probed, unsigned Index) {
+  // At the program's own size, the size is the one its run observed; the
+  // size's other runs ask for it (the program has no literal to set).
+  bool OwnSize = BatchSize == 0;
+  // A first run that trained at another size than asked: the literal does
+  // not decide it (an argument given to the program wins over the default
+  // the runs set); the program is measured as it ran, at that size only.
+  if (!OwnSize && Result.Runs.empty() && Timing.BatchSize > 0 &&
+      Timing.BatchSize != BatchSize) {
+    Result.Problems.push_back(
+        "the run asked for batch size " + std::to_string(BatchSize) +
+        " trained at " + std::to_string(Timing.BatchSize) +
+        " (observed): the program does not take its batch size from the "
+        "literal the runs set (is it given by an argument, --run-arg, or a "
+        "configuration?); it is measured at its own size only");
+    OwnSize = true;
+  }
+  if (OwnSize) {
+    BatchSize = Timing.BatchSize;
+    Result.AtOwnBatchSize = true;
+  }
   SizeRuns Size;
   Size.BatchSize = BatchSize;
   Size.Probed = Probed;
@@ -400,6 +447,8 @@ llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
   Size.WallSeconds = Size.first().WallSeconds;
   const MeasuredRun &Run = Size.first();
   reportIterations(Run);
+  if (OwnSize && Run.BatchSize)
+    Progress << ", batch size " << Run.BatchSize << " (observed)";
   if (Run.EndedEarly)
     Result.Problems.push_back(describeEndedEarly(Run, RunMode::Timing));
   // An out-of-memory timing run is that size's answer.
@@ -460,6 +509,8 @@ void Sweep::reportIterations(const MeasuredRun &Run) {
 /// After a size that was kept: the next size to try; false when there is
 /// none.
 bool Sweep::goOnAfter(bool OutOfMemory, unsigned Index) {
+  if (Result.AtOwnBatchSize) // no other size can be asked for
+    return false;
   if (OutOfMemory)
     stayBelow(BatchSize);
   else

@@ -526,6 +526,21 @@ std::optional<Prediction> measuredAt(const Analysis &A, int64_t Size) {
   return P;
 }
 
+/// The one measured size's figures, where the runs measured one: its kept
+/// time and the interval of a new run's from the runs' spread.
+std::optional<Prediction> oneSizeFigures(const Analysis &A) {
+  if (A.TimePoints.size() != 1 || A.MemoryPoints.size() != 1)
+    return std::nullopt;
+  int64_t Size = A.TimePoints.front().first;
+  std::optional<Prediction> P = measuredAt(A, Size);
+  std::optional<Interval> Range = measuredIterationRange(A, Size);
+  if (!P || !Range)
+    return std::nullopt;
+  P->IterationMsRange = *Range;
+  P->ThroughputRange = throughputRange(Size, *Range);
+  return P;
+}
+
 /// Where the curve cannot be modelled, the measured sizes alone: of those
 /// that fit and keep the bounds, the smallest within the slack of the best
 /// measured throughput, offered where its measured gain over the current
@@ -768,6 +783,7 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   if (A.TimeProblem.empty())
     A.TimeProblem = detail::timeFallsProblem(A);
 
+  A.OneSize = oneSizeFigures(A);
   std::string WhyNoMaxBatchSize = findMaxBatchSize(A);
   A.Current = predictAt(A, CurrentBatchSize);
   suggest(A, WhyNoMaxBatchSize, Options);

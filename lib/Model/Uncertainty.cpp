@@ -326,6 +326,23 @@ Interval predictedIterationRange(const Analysis &A, double BatchSize,
   return Range;
 }
 
+std::optional<Interval> measuredIterationRange(const Analysis &A,
+                                               int64_t BatchSize) {
+  auto Time = llvm::find_if(
+      A.TimePoints, [&](const auto &P) { return P.first == BatchSize; });
+  for (size_t I = 0; I < A.TimeCentres.size(); ++I) {
+    if (A.TimeCentres[I].first != BatchSize || Time == A.TimePoints.end())
+      continue;
+    // A new run's spread about the mean, and the mean's own (logSigma at a
+    // measured size, where the curve adds nothing).
+    double Sigma =
+        A.Time.RunSigma * std::sqrt(1 + 1.0 / std::max(1u, A.TimeRuns[I]));
+    return around(std::log(A.TimeCentres[I].second), Sigma, A.Time.Quantile,
+                  Time->second);
+  }
+  return std::nullopt;
+}
+
 Interval predictedPeakRange(const Analysis &A, int64_t BatchSize) {
   double Point = double(predictedPeakBytes(A, BatchSize));
   if (A.MemoryPoints.size() < 2 || !(Point > 0))

@@ -40,6 +40,20 @@ void nameLayers(Measurement &M, const std::vector<ScopeEntry> &Scopes,
     }
 }
 
+void nameObservedCall(Measurement &M, const std::vector<ScopeEntry> &Scopes) {
+  if (!M.AtOwnBatchSize)
+    return;
+  for (const MeasuredRun &Run : M.Runs) {
+    if (Run.ObservedScope < 0 || size_t(Run.ObservedScope) >= Scopes.size() ||
+        Scopes[Run.ObservedScope].Id != Run.ObservedScope)
+      continue;
+    const ScopeEntry &Scope = Scopes[Run.ObservedScope];
+    M.ObservedBy = "'" + Scope.Module + "' (" + Scope.File + ":" +
+                   std::to_string(Scope.Line) + ")";
+    return;
+  }
+}
+
 void nameSetupStatements(Measurement &M, const std::vector<SetupEntry> &Table) {
   for (MeasuredRun &Run : M.Runs)
     llvm::erase_if(Run.SetupStatements, [&](SetupMeasure &Setup) {
@@ -272,6 +286,31 @@ void printPredictions(const Analysis &A, llvm::raw_ostream &OS) {
     OS << "suggested batch size: none (" << A.NoSuggestionReason << ")\n";
 }
 
+void printOwnBatchSize(const Measurement &M, const Analysis &A,
+                       llvm::raw_ostream &OS) {
+  OS << "measured at the program's own batch size";
+  if (A.OneSize) {
+    const Prediction &P = *A.OneSize;
+    OS << ", " << P.BatchSize << " (observed: the first dimension of what "
+       << (M.ObservedBy.empty() ? std::string("its first module call")
+                                : escapeForTerminal(M.ObservedBy))
+       << " returned each iteration)";
+    OS << llvm::formatv(":\n  iteration {0:F2} ms {1}, {2:F1} samples/s {3}, "
+                        "peak memory {4} (90% intervals of a new run)\n",
+                        P.IterationMs, bracket(P.IterationMsRange, "%.2f"),
+                        P.Throughput, bracket(P.ThroughputRange, "%.1f"),
+                        formatBytes(P.PeakBytes));
+  } else {
+    OS << ": nothing ran its iterations to give its figures\n";
+  }
+  OS << "other batch sizes were not predicted: the program's batch size is "
+        "not a constant skyline-check can change, so only its own size ran; "
+        "name the variable, field or macro that holds it with "
+        "--batch-size-var=NAME, or change the argument, configuration or "
+        "environment variable the program reads it from (the runs pass "
+        "--run-arg and the environment on as given)\n";
+}
+
 void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
   std::optional<Prediction> P = predictAt(A, BatchSize);
   if (!P) {
@@ -445,6 +484,11 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
     Out << YAML::Key << "device" << YAML::Value << Key->Device;
     Out << YAML::EndMap;
   }
+  if (M.AtOwnBatchSize) {
+    Out << YAML::Key << "own_batch_size" << YAML::Value << true;
+    if (!M.ObservedBy.empty())
+      Out << YAML::Key << "observed_by" << YAML::Value << M.ObservedBy;
+  }
   if (M.LargerThanTheData)
     Out << YAML::Key << "larger_than_the_data" << YAML::Value
         << M.LargerThanTheData;
@@ -510,6 +554,8 @@ void readEnvironment(const YamlFields &Root, SavedReport &Report) {
         throw BadValue{With.key(Name), "is missing; it must be a string"};
     Report.Key = std::move(Key);
   }
+  M.AtOwnBatchSize = Root.get<bool>("own_batch_size");
+  M.ObservedBy = Root.get<std::string>("observed_by");
   M.LargerThanTheData =
       Root.number<int64_t>("larger_than_the_data", Least::Zero);
   M.FirstFailure = Root.number<int64_t>("first_failure", Least::Zero);

@@ -230,6 +230,9 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
     return false;
   writeInteger(Out, key::SchemaVersion, 1);
   writeInteger(Out, key::BatchSize, R.BatchSize);
+  std::fprintf(Out, "%s: {%s: %lld, %s: %d}\n", key::ObservedBatchSize,
+               key::Size, static_cast<long long>(R.ObservedBatchSize),
+               key::Scope, R.ObservedScope);
   writeBool(Out, key::OutOfMemory, R.OutOfMemory);
   writeInteger(Out, key::Iterations, R.Iterations);
   writeProgress(Out, R);

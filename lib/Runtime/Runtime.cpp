@@ -53,6 +53,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <numeric>
 #include <set>
@@ -145,6 +146,12 @@ struct IterationClock {
   /// Read by the callbacks on autograd threads too.
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
+  /// Per iteration: the batch size an outermost module call's result showed
+  /// (observe_batch; 0: none), and that call's scope.
+  std::array<int64_t, MaxIterations * 2 + 2> ObservedBatch{};
+  std::array<int, MaxIterations * 2 + 2> ObservedScope{};
+  /// The last iteration observe_batch kept a size for: one an iteration.
+  std::atomic<int> ObservedIteration{-1};
   int64_t DatasetSamples = 0; // observe_dataset's, 0 where none was seen
   int64_t DatasetsGcd = 0;    // of every loader's given the batch size
   int64_t ProgramStartNs = 0; // when the runtime was loaded
@@ -152,6 +159,10 @@ struct IterationClock {
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
 } Clock;
+
+/// Module calls open on this thread, in every mode: the outermost one's
+/// result shows the batch (batch_wanted).
+thread_local int CallDepth = 0;
 
 /// Inside a measured iteration: after warm-up, before the last boundary.
 bool measuring() {
@@ -640,6 +651,41 @@ int timeIterations(const Config &C, int Count, bool GpuClock, RunResult &R) {
   return int(Window.size());
 }
 
+/// The batch size the run observed (observe_batch): the most frequent one
+/// of the measured iterations kept (an epoch's short last batch is left out
+/// with its iteration), else of the whole window, else of any iteration;
+/// the first to reach that count wins. Scope: the call it was read from.
+/// 0 where no iteration showed one.
+int64_t observedBatchSize(const Config &C, int Count, int &Scope) {
+  Scope = -1;
+  int Last = std::min(Count, int(Clock.ObservedBatch.size()));
+  auto MostFrequent = [&](auto Takes) -> int64_t {
+    std::map<int64_t, int> Seen;
+    int64_t Best = 0;
+    for (int I = 0; I < Last; ++I) {
+      int64_t Size = Clock.ObservedBatch[size_t(I)];
+      if (Size <= 0 || !Takes(I))
+        continue;
+      int N = ++Seen[Size];
+      if (N > (Best ? Seen[Best] : 0)) {
+        Best = Size;
+        Scope = Clock.ObservedScope[size_t(I)];
+      }
+    }
+    return Best;
+  };
+  auto InWindow = [&](int I) {
+    return I >= C.Warmup && I + 1 < Count && I < C.Warmup + C.Iterations;
+  };
+  if (int64_t Kept = MostFrequent([&](int I) {
+        return InWindow(I) && !Clock.AcrossLoopStart[size_t(I)];
+      }))
+    return Kept;
+  if (int64_t Window = MostFrequent(InWindow))
+    return Window;
+  return MostFrequent([](int) { return true; });
+}
+
 /// The hooks' time per phase, summed over the whole window (epoch ends
 /// included), an iteration's share.
 void splitTimeByPhase(int WindowIterations, bool GpuClock, RunResult &R) {
@@ -694,7 +740,11 @@ std::vector<uintptr_t> gradientBlocks() {
 RunResult collect(StopReason Why) {
   const Config &C = config();
   RunResult R;
-  R.BatchSize = Clock.EffectiveBatchSize;
+  int Count = Clock.Count.load();
+  R.ObservedBatchSize = observedBatchSize(C, Count, R.ObservedScope);
+  // Without a literal to change, the size the program chose itself.
+  R.BatchSize = Clock.EffectiveBatchSize > 0 ? Clock.EffectiveBatchSize
+                                             : R.ObservedBatchSize;
   R.OutOfMemory = Why == StopReason::OutOfMemory;
   R.Mode = C.Mode;
   R.Stopped = Why;
@@ -702,7 +752,6 @@ RunResult collect(StopReason Why) {
   R.Warmup = C.Warmup;
   R.IterationsAsked = C.Iterations;
   R.MinIterations = C.Stop.MinIterations;
-  int Count = Clock.Count.load();
   R.IterationsReached = Count;
   // On CUDA the stream's timeline times the iterations (docs/gpu.md); after
   // main returned CUDA may be gone, and the CPU's clock does.
@@ -942,6 +991,29 @@ void iteration_begin() noexcept {
     finish(Why);
 }
 
+bool batch_wanted() noexcept {
+  if (CallDepth != 1 || !config().Active)
+    return false;
+  int Index = Clock.Count.load(std::memory_order_relaxed) - 1;
+  return Index >= 0 &&
+         Clock.ObservedIteration.load(std::memory_order_relaxed) != Index;
+}
+
+void observe_batch(int ScopeId, int64_t FirstDimension) noexcept {
+  if (!config().Active || FirstDimension <= 0)
+    return;
+  int Index = Clock.Count.load(std::memory_order_relaxed) - 1;
+  if (Index < 0 || Index >= int(Clock.ObservedBatch.size()))
+    return;
+  // One size an iteration, the first outermost call's, whichever thread.
+  int Seen = Clock.ObservedIteration.load(std::memory_order_relaxed);
+  if (Seen == Index || !Clock.ObservedIteration.compare_exchange_strong(
+                           Seen, Index, std::memory_order_relaxed))
+    return;
+  Clock.ObservedBatch[size_t(Index)] = FirstDimension;
+  Clock.ObservedScope[size_t(Index)] = ScopeId;
+}
+
 void dataset_size(int64_t Samples, bool Training) noexcept {
   if (!config().Active || Samples <= 0)
     return;
@@ -991,6 +1063,9 @@ void optimizer_phase_end() noexcept {
 }
 
 void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
+  if (!config().Active)
+    return;
+  ++CallDepth;
   if (!config().Hooks)
     return;
   bool Known = ScopeId >= 0 && ScopeId < MaxScopes;
@@ -1011,6 +1086,9 @@ void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {
 // calls put the phase back to forward, as they should.
 
 void scope_exit(int ScopeId) noexcept {
+  if (!config().Active)
+    return;
+  CallDepth = std::max(0, CallDepth - 1);
   if (!config().Hooks || ScopeStack.Depth == 0)
     return;
   size_t Depth = --ScopeStack.Depth;

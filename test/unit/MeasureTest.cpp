@@ -673,6 +673,65 @@ std::vector<int64_t> sizesOf(const Measurement &M) {
   return Sizes;
 }
 
+TEST(MeasureTest, WithoutALiteralTheProgramRunsAtItsOwnSizeOnly) {
+  // Declared 0: no literal the runs can set. The program trains at 24
+  // whatever it is asked, and the runs observe it: one size, its timing
+  // runs repeated and its breakdown run, as any size gets; no other tried.
+  ScriptedProgram Program("own-size");
+  Program.Options.MaxRuns = 6;
+  Program.Options.TimingRuns = 2;
+  std::vector<int64_t> Asked;
+  auto AtItsOwnSize = [&](const RunRequest &Request, const Environment &Env) {
+    Asked.push_back(Request.BatchSize);
+    MeasuredRun Run = measured(Request, Env, 10, false, 12);
+    Run.BatchSize = Run.ObservedBatchSize = 24;
+    Run.ObservedScope = 0;
+    return Program.finished(Request, Run, 0.5);
+  };
+  Program.write(AtItsOwnSize, AtItsOwnSize);
+  std::string Progress;
+  llvm::raw_string_ostream Out(Progress);
+  auto M = Sweep(Program, 0, Program.Options, Out, [] { return 0.0; }).run();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_TRUE(M->AtOwnBatchSize);
+  EXPECT_EQ(sizesOf(*M), std::vector<int64_t>({24}));
+  EXPECT_EQ(M->Runs[0].ObservedBatchSize, 24);
+  EXPECT_EQ(M->Runs[0].TimingRunMedians.size(), 2u);
+  EXPECT_TRUE(M->Runs[0].Breakdown);
+  // The first run asks for none; the size's others for the size it saw.
+  EXPECT_EQ(Asked, std::vector<int64_t>({0, 24, 24}));
+  EXPECT_TRUE(M->Problems.empty()) << M->Problems.front();
+  EXPECT_NE(Progress.find("run 1/1 at the program's own batch size... 0.5 s, "
+                          "10 iterations (count), batch size 24 (observed); "
+                          "breakdown 0.5 s"),
+            std::string::npos)
+      << Progress;
+}
+
+TEST(MeasureTest, ARunThatTrainsAtAnotherSizeThanAskedIsMeasuredAtItsOwn) {
+  // The literal's default was set to 8, but the program trained at 24 (an
+  // argument given to it wins over the default): measured as it ran.
+  ScriptedProgram Program("argument-wins");
+  Program.Options.MaxRuns = 6;
+  Program.Options.TimingRuns = 1;
+  auto At24 = [&](const RunRequest &Request, const Environment &Env) {
+    MeasuredRun Run = measured(Request, Env, 10, false, 12);
+    Run.BatchSize = Run.ObservedBatchSize = 24;
+    return Program.finished(Request, Run);
+  };
+  Program.write(At24, At24);
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_TRUE(M->AtOwnBatchSize);
+  EXPECT_EQ(sizesOf(*M), std::vector<int64_t>({24}));
+  ASSERT_EQ(M->Problems.size(), 1u);
+  EXPECT_EQ(M->Problems[0],
+            "the run asked for batch size 8 trained at 24 (observed): the "
+            "program does not take its batch size from the literal the runs "
+            "set (is it given by an argument, --run-arg, or a "
+            "configuration?); it is measured at its own size only");
+}
+
 TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
   ScriptedProgram Program("ended-early");
   Program.write(everyRun(Program, 3, true, 6), everyRun(Program, 3, false, 6));

@@ -497,6 +497,40 @@ TEST(ModelTest, OneSizeRanAndTheNextFailedIsSaidAsThat) {
   EXPECT_EQ(A.NoSuggestionReason, std::string("cannot predict: ") + Problem);
 }
 
+TEST(ModelTest, OneSizeGivesItsFiguresWithTheRunsSpread) {
+  // The program's own size, 24 (no literal to change): three timing runs,
+  // 4.4, 4.0 and 4.2 ms, the fastest kept; nothing predicted elsewhere.
+  Measurement M;
+  M.MemoryCapacityBytes = Capacity;
+  M.AtOwnBatchSize = true;
+  MeasuredRun Run = run(24, 4.0, 500000);
+  Run.TimingRunMedians = {4.4, 4.0, 4.2};
+  M.Runs.push_back(Run);
+  Analysis A = analyze(M, 0, ModelOptions());
+  ASSERT_TRUE(A.OneSize);
+  EXPECT_EQ(A.OneSize->BatchSize, 24);
+  EXPECT_DOUBLE_EQ(A.OneSize->IterationMs, 4.0);
+  EXPECT_DOUBLE_EQ(A.OneSize->Throughput, 6000);
+  EXPECT_EQ(A.OneSize->PeakBytes, 500000);
+  // A new run's median: the mean of the three ln(ms), +- t(2 dof) = 2.920
+  // x their sd x sqrt(1 + 1/3).
+  double Logs[] = {std::log(4.4), std::log(4.0), std::log(4.2)};
+  double Mean = (Logs[0] + Logs[1] + Logs[2]) / 3, Squares = 0;
+  for (double L : Logs)
+    Squares += (L - Mean) * (L - Mean);
+  double Half = 2.920 * std::sqrt(Squares / 2) * std::sqrt(1 + 1.0 / 3);
+  Interval Ms = A.OneSize->IterationMsRange;
+  EXPECT_NEAR(Ms.Low, std::exp(Mean - Half), 1e-9);
+  EXPECT_NEAR(Ms.High, std::exp(Mean + Half), 1e-9);
+  EXPECT_NEAR(A.OneSize->ThroughputRange.Low, 24000 / Ms.High, 1e-6);
+  EXPECT_NEAR(A.OneSize->ThroughputRange.High, 24000 / Ms.Low, 1e-6);
+  EXPECT_TRUE(A.Predictions.empty());
+  EXPECT_FALSE(A.Suggested);
+  EXPECT_EQ(A.NoSuggestionReason, "the current batch size is not known");
+  // Several sizes: no one size's figures.
+  EXPECT_FALSE(analyze(linearRuns(Capacity), 16, ModelOptions()).OneSize);
+}
+
 /// ln(1 + Gain) ± the 90% half-width of two measured sizes' means, each
 /// of one run with the assumed 5% spread: 1.645 x 0.05 x sqrt(2).
 Interval measuredGainRange(double Gain) {

@@ -324,6 +324,54 @@ TEST(RunReportTest, TheLitReportStillReads) {
   EXPECT_EQ(Read->Measured.Runs.size(), 3u);
 }
 
+/// The program measured at its own size, 24, read from 'model' at line 11.
+SavedReport ownSizeSample() {
+  SavedReport Report = sample();
+  Report.Program.BatchSize.reset();
+  Measurement &M = Report.Measured;
+  M.Runs.resize(1);
+  M.Runs[0].BatchSize = 24;
+  M.Runs[0].ObservedBatchSize = 24;
+  M.Runs[0].IterationMs.Median = 4;
+  M.Runs[0].TimingRunMedians = {4.4, 4.0, 4.2};
+  M.Runs[0].PeakBytes = 1000000;
+  M.LargerThanTheData = M.FirstFailure = 0;
+  M.AtOwnBatchSize = true;
+  M.ObservedBy = "'model' (/src/train.cpp:11)";
+  return Report;
+}
+
+TEST(RunReportTest, OwnBatchSizeSaysWhatOneSizeGivesAndWhyNoMore) {
+  SavedReport Report = ownSizeSample();
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  printOwnBatchSize(Report.Measured,
+                    analyze(Report.Measured, 0, ModelOptions()), OS);
+  EXPECT_EQ(
+      Text,
+      "measured at the program's own batch size, 24 (observed: the first "
+      "dimension of what 'model' (/src/train.cpp:11) returned each "
+      "iteration):\n"
+      // exp(mean ln(ms) +- 2.920 x 0.0477 x sqrt(4/3)); 24,000 / each.
+      "  iteration 4.00 ms (3.57..4.93), 6000.0 samples/s (4869.7..6715.5), "
+      "peak memory 977 KiB (90% intervals of a new run)\n"
+      "other batch sizes were not predicted: the program's batch size is not "
+      "a constant skyline-check can change, so only its own size ran; name "
+      "the variable, field or macro that holds it with --batch-size-var=NAME, "
+      "or change the argument, configuration or environment variable the "
+      "program reads it from (the runs pass --run-arg and the environment on "
+      "as given)\n");
+  // What the report keeps reads back.
+  auto Back =
+      readReport(writeTemp("own-size.yaml", reportToYAML(Report, nullptr)));
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_TRUE(Back->Measured.AtOwnBatchSize);
+  EXPECT_EQ(Back->Measured.ObservedBy, "'model' (/src/train.cpp:11)");
+  ASSERT_EQ(Back->Measured.Runs.size(), 1u);
+  EXPECT_EQ(Back->Measured.Runs[0].ObservedBatchSize, 24);
+  EXPECT_FALSE(Back->Program.BatchSize);
+}
+
 TEST(RunReportTest, WhatIfSaysWhetherItFits) {
   SavedReport Report = sample();
   Analysis Model = analyze(Report.Measured, 32, ModelOptions());

@@ -64,6 +64,46 @@ TEST(RuntimeRunTest, MeasuredRunEndsAndWritesItsResult) {
   EXPECT_LT(std::stod(Layer[1]), std::stod(Mean[1]));
 }
 
+/// observed_batch_size: {size: N, scope: S} as (N, S); (-1, -1) if absent.
+std::pair<long long, long long> observed(const std::string &Text) {
+  std::smatch Match;
+  if (!std::regex_search(
+          Text, Match,
+          std::regex("observed_batch_size: \\{size: ([0-9]+), scope: "
+                     "(-?[0-9]+)\\}")))
+    return {-1, -1};
+  return {std::stoll(Match[1]), std::stoll(Match[2])};
+}
+
+TEST(RuntimeRunTest, TheBatchIsObservedFromTheOutermostCall) {
+  // With a literal: the size it was set to, seen in the model's output.
+  ProgramRun Set = runProgram("SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=32 "
+                              "SKYLINE_WARMUP=1 SKYLINE_ITERATIONS=3");
+  EXPECT_EQ(observed(Set.Result), std::make_pair(32LL, 0LL)) << Set.Result;
+  // Without one: batches of 12 from 100 samples, whose last (4) spans the
+  // next epoch's start and is left out; the inner call's result (8 x 12)
+  // is not looked at. The run's batch size is the one observed, in a
+  // timing run too, and the throughput is of it.
+  for (const char *Mode : {"breakdown", "timing"}) {
+    ProgramRun Own =
+        runProgram(std::string("SKYLINE_RESULT=x SKYLINE_MODE=") + Mode +
+                       " SKYLINE_WARMUP=1 SKYLINE_ITERATIONS=12 "
+                       "SKYLINE_TOLERANCE=0",
+                   "own-size 12");
+    ASSERT_EQ(Own.ExitCode, 0) << Own.Output;
+    EXPECT_EQ(field(Own.Result, "batch_size"), 12) << Own.Result;
+    EXPECT_EQ(observed(Own.Result), std::make_pair(12LL, 0LL)) << Own.Result;
+    EXPECT_EQ(field(Own.Result, "epoch_end_iterations"), 1) << Own.Result;
+    std::smatch Median, Throughput;
+    ASSERT_TRUE(
+        std::regex_search(Own.Result, Median, std::regex("median: ([0-9.]+)")));
+    ASSERT_TRUE(std::regex_search(Own.Result, Throughput,
+                                  std::regex("throughput: ([0-9.]+)")));
+    EXPECT_NEAR(std::stod(Throughput[1]), 12 * 1000 / std::stod(Median[1]),
+                0.01 * std::stod(Throughput[1]));
+  }
+}
+
 long long memory(const std::string &Text, const std::string &Kind) {
   std::smatch Match;
   if (!std::regex_search(Text, Match, std::regex("[{ ]" + Kind + ": ([0-9]+)")))

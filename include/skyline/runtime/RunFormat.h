@@ -198,6 +198,9 @@ template <typename Enum> constexpr AllOf<Enum> allOf() { return {}; }
 namespace key {
 inline constexpr char SchemaVersion[] = "schema_version";
 inline constexpr char BatchSize[] = "batch_size";
+/// {size, scope}: the batch the iterations showed (RunResult.h).
+inline constexpr char ObservedBatchSize[] = "observed_batch_size";
+inline constexpr char Size[] = "size";
 inline constexpr char OutOfMemory[] = "oom";
 inline constexpr char Iterations[] = "iterations";
 inline constexpr char Mode[] = "mode";

@@ -54,7 +54,15 @@ StopReason whenToStop(const StoppingRule &Rule, const double *IterationMs,
                       int Measured, double ElapsedSeconds, int Spent = 0);
 
 struct RunResult {
+  /// The size the run used: the literal's (SKYLINE_BATCH_SIZE or the
+  /// declared one), else, where the program has none the runs can change,
+  /// ObservedBatchSize.
   int64_t BatchSize = 0;
+  /// The first dimension of what the iterations' first outermost module
+  /// call returned (observe_batch), the most frequent one; 0: none seen.
+  int64_t ObservedBatchSize = 0;
+  int ObservedScope = -1; // the call it was read from
+
   bool OutOfMemory = false;
   int Iterations = 0;
   RunMode Mode = RunMode::Breakdown;

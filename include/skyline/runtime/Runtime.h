@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -76,6 +77,24 @@ void setup_statement(int StatementId) noexcept;
 /// the program does between epochs: it is left out of the iteration time.
 void loop_begin() noexcept;
 
+/// The batch an iteration trains on, as the run sees it: the first
+/// dimension of what the iteration's first outermost module call returned
+/// (a tensor, or the first tensor of a tuple or pair). The runs read it
+/// where no batch size literal could be changed (the front end found none,
+/// or the program reads it at run time): the program then runs at its own
+/// size, and this says which. Not the loader's options: a loop may batch
+/// by hand or make its batch (a GAN's noise), and every training loop calls
+/// its model; not the call's arguments: the instrumented copy wraps whole
+/// calls, and rewriting arguments could break the user's code. A model's
+/// answer is batch-first wherever its input is (LibTorch's layers keep the
+/// batch dimension first); a sequence-first model's is not, and the report
+/// names the call the size was read from.
+/// batch_wanted: whether the call ending now on this thread is an outermost
+/// one whose iteration has no size yet (cheap: no result is looked at
+/// otherwise); observe_batch keeps FirstDimension for the iteration.
+bool batch_wanted() noexcept;
+void observe_batch(int ScopeId, int64_t FirstDimension) noexcept;
+
 /// Module is the module the call site calls, or null when unknown; the
 /// first time a scope calls a module, its parameters and buffers count as
 /// the layer's weights.
@@ -121,6 +140,58 @@ const torch::nn::Module *moduleOf(const T &Callee) noexcept {
   }
 }
 
+/// A tensor: dim() and size(int64_t) (at::Tensor; named by its members,
+/// since this header cannot include LibTorch's).
+template <typename T, typename = void>
+struct HasBatchDimension : std::false_type {};
+template <typename T>
+struct HasBatchDimension<
+    T,
+    std::void_t<decltype(int64_t(std::declval<const T &>().dim())),
+                decltype(int64_t(std::declval<const T &>().size(int64_t(0)))),
+                decltype(bool(std::declval<const T &>().defined()))>>
+    : std::true_type {};
+
+/// The first element of a std::tuple or std::pair (an LSTM's output and
+/// state), where the result is one.
+template <typename T, typename = void> struct FirstElement {
+  using Type = void;
+};
+template <typename T>
+struct FirstElement<T, std::void_t<decltype(std::get<0>(std::declval<T &>())),
+                                   typename std::tuple_size<T>::type>> {
+  using Type = std::remove_cv_t<
+      std::remove_reference_t<decltype(std::get<0>(std::declval<T &>()))>>;
+};
+
+template <typename T> constexpr bool observable() {
+  using Plain = std::remove_cv_t<std::remove_reference_t<T>>;
+  if constexpr (HasBatchDimension<Plain>::value)
+    return true;
+  else if constexpr (!std::is_void_v<typename FirstElement<Plain>::Type>)
+    return HasBatchDimension<typename FirstElement<Plain>::Type>::value;
+  else
+    return false;
+}
+
+/// Keeps the batch dimension of Result, an outermost call's, for the
+/// iteration (batch_wanted); nothing escapes into the program.
+template <typename T>
+void noteBatchDimension(int ScopeId, const T &Result) noexcept {
+  if (!batch_wanted())
+    return;
+  try {
+    if constexpr (HasBatchDimension<T>::value) {
+      if (Result.defined() && Result.dim() >= 1)
+        observe_batch(ScopeId, int64_t(Result.size(int64_t(0))));
+    } else {
+      noteBatchDimension(ScopeId, std::get<0>(Result));
+    }
+  } catch (...) {
+    // No size for this iteration rather than an exception in the program.
+  }
+}
+
 template <typename Callable>
 decltype(auto) runInScope(int ScopeId, const torch::nn::Module *Module,
                           Callable &&Call) {
@@ -131,7 +202,16 @@ decltype(auto) runInScope(int ScopeId, const torch::nn::Module *Module,
     }
     ~Guard() { scope_exit(Id); }
   } ScopeGuard(ScopeId, Module);
-  return std::forward<Callable>(Call)();
+  using Result = decltype(std::forward<Callable>(Call)());
+  // A result held by value or by lvalue reference is looked at and handed
+  // on as it came (moved, or the same reference); anything else untouched.
+  if constexpr (observable<Result>() && !std::is_rvalue_reference_v<Result>) {
+    decltype(auto) Value = std::forward<Callable>(Call)();
+    noteBatchDimension(ScopeId, Value);
+    return Value;
+  } else {
+    return std::forward<Callable>(Call)();
+  }
 }
 
 } // namespace detail

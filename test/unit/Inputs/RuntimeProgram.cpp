@@ -17,18 +17,29 @@
 // "dataset" of 1000 x 1000 floats (statement 0, 4,000,000 bytes), the model
 // (statement 1: its weights only) and the optimizer (statement 2, SGD
 // without momentum: no state), then the loop, whose start ends statement 2.
+// With `own-size N`: no batch_size(); batches of N cut from 100 samples (an
+// epoch's last is short), 3 epochs, each model call an outermost scope (0)
+// returning a pair whose first tensor is the batch's, around an inner call
+// (scope 1) whose result is not batch-first: the runs observe N.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
-const int64_t kBatchSize = skyline::rt::batch_size(16);
-
 namespace {
+
+/// The declared size, read where a step first needs it rather than at
+/// start-up: the own-size mode never reads it, as a program without a
+/// literal does not.
+int64_t batchSize() {
+  static const int64_t Size = skyline::rt::batch_size(16);
+  return Size;
+}
 
 int trainSequential(int Steps) {
   torch::nn::Sequential model(torch::nn::Linear(256, 512), torch::nn::ReLU(),
@@ -38,7 +49,7 @@ int trainSequential(int Steps) {
   skyline::rt::track_optimizer(optimizer);
   for (int step = 0; step < Steps; ++step) {
     skyline::rt::iteration_begin();
-    auto x = torch::randn({kBatchSize, 256});
+    auto x = torch::randn({batchSize(), 256});
     auto y = skyline::rt::scoped(
         0, [&]() -> decltype(auto) { return model->forward(x); });
     optimizer.zero_grad();
@@ -78,7 +89,7 @@ int trainLayers() {
   skyline::rt::track_optimizer(optimizer);
   for (int step = 0; step < 40; ++step) {
     skyline::rt::iteration_begin();
-    auto x = torch::randn({kBatchSize, 1024});
+    auto x = torch::randn({batchSize(), 1024});
     auto y = skyline::rt::scoped(
         0, net, [&]() -> decltype(auto) { return net->forward(x); });
     optimizer.zero_grad();
@@ -99,7 +110,7 @@ int trainEveryStepALoop() {
     skyline::rt::loop_begin();
     skyline::rt::iteration_begin();
     optimizer.zero_grad();
-    model->forward(torch::randn({kBatchSize, 256})).pow(2).mean().backward();
+    model->forward(torch::randn({batchSize(), 256})).pow(2).mean().backward();
     optimizer.step();
   }
   return 0;
@@ -114,7 +125,7 @@ int trainEpochs() {
       skyline::rt::loop_begin();
       for (int step = 0; step < 4; ++step) {
         skyline::rt::iteration_begin();
-        auto x = torch::randn({step == 3 ? kBatchSize / 4 : kBatchSize, 256});
+        auto x = torch::randn({step == 3 ? batchSize() / 4 : batchSize(), 256});
         optimizer.zero_grad();
         model->forward(x).pow(2).mean().backward();
         optimizer.step();
@@ -139,11 +150,36 @@ int trainWithSetup() {
   skyline::rt::loop_begin();
   for (int step = 0; step < 40; ++step) {
     skyline::rt::iteration_begin();
-    auto x = dataset.narrow(0, 0, kBatchSize).narrow(1, 0, 256);
+    auto x = dataset.narrow(0, 0, batchSize()).narrow(1, 0, 256);
     optimizer.zero_grad();
     model->forward(x).pow(2).mean().backward();
     skyline::rt::optimizer_step(
         [&]() -> decltype(auto) { return optimizer.step(); });
+  }
+  return 0;
+}
+
+/// The batch size the program chose itself (a command-line argument): the
+/// run observes it from the outermost call's result, a pair.
+int trainAtOwnSize(int64_t Batch) {
+  torch::nn::Linear inner(8, 8);
+  torch::optim::SGD optimizer(inner->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  torch::Tensor data = torch::randn({100, 8});
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    skyline::rt::loop_begin();
+    for (const torch::Tensor &x : data.split(Batch)) {
+      skyline::rt::iteration_begin();
+      auto [y, t] = skyline::rt::scoped(0, [&]() -> decltype(auto) {
+        // Features first, the batch second: never the size observed.
+        torch::Tensor Transposed = skyline::rt::scoped(
+            1, inner, [&]() -> decltype(auto) { return inner(x).t(); });
+        return std::make_pair(Transposed.t(), Transposed);
+      });
+      optimizer.zero_grad();
+      y.pow(2).mean().backward();
+      optimizer.step();
+    }
   }
   return 0;
 }
@@ -172,9 +208,14 @@ int main(int argc, char **argv) {
     std::printf("loop ended\n");
     return 3;
   }
+  if (argc > 2 && std::strcmp(argv[1], "own-size") == 0) {
+    trainAtOwnSize(std::atoll(argv[2]));
+    std::printf("trained 3 epochs\n");
+    return 0;
+  }
   bool Layers = argc > 1 && std::strcmp(argv[1], "layers") == 0;
   Layers ? trainLayers() : trainSequential(40);
   std::printf("loop ended with batch size %lld\n",
-              static_cast<long long>(kBatchSize));
+              static_cast<long long>(batchSize()));
   return 3;
 }
