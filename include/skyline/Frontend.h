@@ -36,11 +36,21 @@ struct FrontendOptions {
   /// Where set, every system header the parse entered is added here: the
   /// front end's cache (FrontendCache.h) checks them for changes.
   std::vector<std::string> *SystemFilesRead = nullptr;
+  /// Where a source has compile errors, analyze what clang could read of it
+  /// all the same (code outside the broken declarations is whole), with a
+  /// warning in the model, instead of failing. A header of another machine
+  /// (OpenCV, `omp.h`) should not cost every other fact. Off: the editor
+  /// keeps its last findings instead, and a stale preamble must fail.
+  bool AcceptCompileErrors = false;
+  /// Where set, the number of errors clang reported is stored here (0 when
+  /// the program compiled).
+  unsigned *CompileErrorsSeen = nullptr;
 };
 
 /// Analyzes the sources as one program, each with its command from DB.
-/// Fails when a source is missing or does not parse; clang's errors have then
-/// been printed to DiagnosticStream.
+/// Fails when a source is missing or does not parse (unless
+/// Options.AcceptCompileErrors); clang's errors have then been printed to
+/// DiagnosticStream.
 llvm::Expected<ProgramModel>
 analyzeProgram(const clang::tooling::CompilationDatabase &DB,
                llvm::ArrayRef<std::string> Sources,

@@ -723,11 +723,27 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   FrontendOptions Frontend;
   Frontend.BatchSizeVar = Options.BatchSizeVar;
   Frontend.DiagnosticStream = &Err;
+  // As clang-tidy: the facts outside broken code are still facts.
+  Frontend.AcceptCompileErrors = true;
+  unsigned CompileErrors = 0;
+  Frontend.CompileErrorsSeen = &CompileErrors;
   std::unique_ptr<PreambleBuild> Preamble;
   auto Model = analyzeOrReuse(Options, *Setup->Database, Sources.Sources,
                               Frontend, Preamble, Err);
   if (!Model)
     return Fail(Model.takeError());
+  // --analyze-only has only clang's word: code that does not compile gets
+  // its model shown and no fix-it (as clang-tidy without --fix-errors). A
+  // measurement goes on: the program's own compiler builds it, or says why.
+  if (Options.AnalyzeOnly && CompileErrors) {
+    showProgramModel(Options, *Model, Display, Out);
+    ErrPrinter.printPlain(
+        DiagLevel::Error,
+        "the program does not compile; fix the errors above, or check the "
+        "compile command (-p DIR or flags after --); the model above is what "
+        "clang could read, and no fix-it was written");
+    return ExitToolError;
+  }
   if (!Model->BatchSize && needsBatchSize(Options)) {
     // What was found is shown all the same (the layers, the loops, the
     // evaluation sizes): a batch size not found is one fact of many.

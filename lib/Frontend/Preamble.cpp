@@ -312,6 +312,9 @@ llvm::Expected<ProgramModel> analyzeWithPreamble(
     llvm::raw_string_ostream Held(Messages);
     FrontendOptions Through = Options;
     Through.DiagnosticStream = &Held;
+    // Errors through a preamble may be the preamble's own (stale): they
+    // fail here, and the whole parse below says what the program's are.
+    Through.AcceptCompileErrors = false;
     std::vector<std::string> Read;
     Through.SystemFilesRead = &Read;
     std::optional<std::vector<std::string>> Behind =
@@ -339,14 +342,20 @@ llvm::Expected<ProgramModel> analyzeWithPreamble(
     PreambleError = Model ? "the list of its headers is missing"
                           : llvm::toString(Model.takeError());
   }
-  llvm::Expected<ProgramModel> Model = analyzeProgram(DB, Sources, Options);
-  // Where the whole parse succeeds, the preamble is what failed (a header
-  // changed, another clang): it goes, to be made anew. Where it fails too,
-  // the program has errors, and the preamble is kept for the fix.
+  unsigned Errors = 0;
+  FrontendOptions Whole = Options;
+  Whole.CompileErrorsSeen = &Errors;
+  llvm::Expected<ProgramModel> Model = analyzeProgram(DB, Sources, Whole);
+  if (Options.CompileErrorsSeen)
+    *Options.CompileErrorsSeen = Errors;
+  // Where the whole parse compiles, the preamble is what failed (a header
+  // changed, another clang): it goes, to be made anew. Where the program
+  // has errors (a model read despite them, or none), the preamble is kept
+  // for the fix.
   if (PreambleError.empty())
     return Model;
-  *Use = Model ? PreambleUse::Deleted : PreambleUse::Kept;
-  if (Model) {
+  *Use = Model && Errors == 0 ? PreambleUse::Deleted : PreambleUse::Kept;
+  if (*Use == PreambleUse::Deleted) {
     llvm::sys::fs::remove(Plan->Pch);
     llvm::sys::fs::remove(preambleFilesPath(Plan->Pch));
   }
