@@ -47,6 +47,9 @@ namespace skyline {
 
 enum class DeviceChoice { Auto, CPU, CUDA };
 
+/// Where the runs go (--launcher): processes here, or Slurm (SlurmLauncher.h).
+enum class LauncherChoice { Local, Slurm };
+
 /// Which batch sizes get a breakdown run besides their timing run.
 enum class BreakdownRuns { All, Declared, None };
 
@@ -100,6 +103,12 @@ struct MeasureOptions {
   /// does not divide the dataset fails at an epoch's end: once a run has
   /// seen the dataset's size, the sweep tries its divisors.
   bool WholeBatchesOnly = false;
+  LauncherChoice Launcher = LauncherChoice::Local;
+  /// --slurm-args: srun's options, split as a shell would (partition,
+  /// --gres=gpu:1, --time, --account).
+  std::vector<std::string> SlurmArgs;
+  /// The longest a run's job may wait in Slurm's queue (srun --immediate).
+  unsigned QueueTimeoutSeconds = 600;
 };
 
 /// glibc's malloc thresholds in the runs' environment.

@@ -85,6 +85,19 @@ struct BreakdownRun {
   bool EndedEarly = false;
 };
 
+/// The node a scheduler ran a run on (--launcher=slurm), as the launcher's
+/// wrapper found it there before the program started.
+struct RunNode {
+  std::string Name;           // the node's name (SLURMD_NODENAME)
+  std::string JobStep;        // "12" (a job of its own) or "12.3" (a step)
+  std::string CpuModel;       // empty: not found
+  unsigned Cores = 0;         // the node's online CPUs
+  unsigned CpusAllocated = 0; // of those, the job's (SLURM_CPUS_ON_NODE)
+  std::string GpuModel;       // empty: no GPU there
+  /// Where Slurm's memory limit killed the run: the limit; 0: none did.
+  int64_t MemoryLimitBytes = 0;
+};
+
 struct MeasuredRun {
   int64_t BatchSize = 0;
   /// The batch the run's iterations showed: the first dimension of what the
@@ -176,6 +189,8 @@ struct MeasuredRun {
   /// On CUDA: why the GPU figures are missing or low (no CUPTI, dropped
   /// records, kernels no layer could be given); empty when they are whole.
   std::string GpuNote;
+  /// Where a scheduler placed the run; none for a local process.
+  std::optional<RunNode> Node;
 };
 
 struct Measurement {

@@ -96,6 +96,15 @@ RunOutcome failedRunOutcome(const RunRequest &Request,
                             const ProcessResult &Process, const RunFiles &Files,
                             std::optional<unsigned> Reached);
 
+/// What the ended process of a run means: an out-of-memory run where its
+/// output says so, a failed run (Problem), or the run its result file holds,
+/// which Annotate (where given) sees first. An error where --device=cuda and
+/// the run used no GPU. Every launcher reads its runs' ends with it.
+llvm::Expected<RunOutcome>
+outcomeOfRun(const RunRequest &Request, const ProcessResult &Process,
+             const RunFiles &Files, const MeasureOptions &Options,
+             llvm::function_ref<void(MeasuredRun &)> Annotate = {});
+
 /// Runs the instrumented program, a process a run, with the environment the
 /// runtime reads; logs and result files go to RunsDir.
 class ProcessLauncher : public RunLauncher {

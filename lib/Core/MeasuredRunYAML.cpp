@@ -246,6 +246,37 @@ LayerMeasure readReportLayer(const YamlFields &Row) {
   return Layer;
 }
 
+/// Where a scheduler ran the run (--launcher=slurm).
+void emitRunNode(YAML::Emitter &Out, const RunNode &Node) {
+  Out << YAML::Key << "node" << YAML::Value << YAML::Flow << YAML::BeginMap;
+  Out << YAML::Key << key::Name << YAML::Value << Node.Name;
+  if (!Node.JobStep.empty())
+    Out << YAML::Key << "job" << YAML::Value << Node.JobStep;
+  Out << YAML::Key << "cpu_model" << YAML::Value << Node.CpuModel;
+  Out << YAML::Key << "cores" << YAML::Value << Node.Cores;
+  if (Node.CpusAllocated)
+    Out << YAML::Key << "cpus_allocated" << YAML::Value << Node.CpusAllocated;
+  if (!Node.GpuModel.empty())
+    Out << YAML::Key << "gpu_model" << YAML::Value << Node.GpuModel;
+  if (Node.MemoryLimitBytes)
+    Out << YAML::Key << "memory_limit_bytes" << YAML::Value
+        << Node.MemoryLimitBytes;
+  Out << YAML::EndMap;
+}
+
+RunNode readRunNode(const YamlFields &Fields) {
+  RunNode Node;
+  Node.Name = Fields.get<std::string>(key::Name);
+  Node.JobStep = Fields.get<std::string>("job");
+  Node.CpuModel = Fields.get<std::string>("cpu_model");
+  Node.Cores = Fields.get<unsigned>("cores");
+  Node.CpusAllocated = Fields.get<unsigned>("cpus_allocated");
+  Node.GpuModel = Fields.get<std::string>("gpu_model");
+  Node.MemoryLimitBytes =
+      Fields.number<int64_t>("memory_limit_bytes", Least::Zero);
+  return Node;
+}
+
 } // namespace
 
 MeasuredRun readReportRun(const YamlFields &Node) {
@@ -276,6 +307,8 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.GpuNote = Node.get<std::string>(key::GpuNote);
   Run.OtherWorkCores = Node.number<double>("other_work_cores", Least::Zero, -1);
   Run.StealCores = Node.number<double>("steal_cores", Least::Zero, -1);
+  if (const YAML::Node N = Node["node"]; N && N.IsMap())
+    Run.Node = readRunNode(YamlFields(N, Node.key("node")));
   if (const YAML::Node B = Node["breakdown"]; B && B.IsMap()) {
     YamlFields Breakdown(B, Node.key("breakdown"));
     Run.Breakdown =
@@ -385,6 +418,8 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   if (Run.StealCores >= 0)
     Out << YAML::Key << "steal_cores" << YAML::Value
         << std::round(Run.StealCores * 100) / 100;
+  if (Run.Node)
+    emitRunNode(Out, *Run.Node);
   Out << YAML::EndMap;
 }
 

@@ -3,6 +3,7 @@
 #include "skyline/Measure.h"
 
 #include "skyline/OtherWork.h"
+#include "skyline/SlurmLauncher.h"
 #include "skyline/Sweep.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -343,10 +344,33 @@ MallocSetting mallocSetting(MallocThresholds Choice,
   return {"pinned", Tunables};
 }
 
+/// The sweep with its runs through Slurm: the load of this machine says
+/// nothing of the nodes', so there is no waiting for quiet here; what Slurm
+/// did to the runs joins the problems.
+static llvm::Expected<Measurement>
+measureThroughSlurm(llvm::StringRef Executable, int64_t DeclaredBatchSize,
+                    const MeasureOptions &Options, std::string RunsDir,
+                    llvm::raw_ostream &Progress) {
+  auto Launcher = SlurmLauncher::create(Executable, Options, RunsDir);
+  if (!Launcher)
+    return Launcher.takeError();
+  Progress << "skyline-check: runs go through Slurm ("
+           << (*Launcher)->describe() << ")\n";
+  llvm::Expected<Measurement> Result =
+      Sweep(**Launcher, DeclaredBatchSize, Options, Progress).run();
+  if (Result)
+    llvm::append_range(Result->Problems, (*Launcher)->notes());
+  return Result;
+}
+
 llvm::Expected<Measurement> measure(llvm::StringRef Executable,
                                     int64_t DeclaredBatchSize,
                                     const MeasureOptions &Options,
                                     llvm::raw_ostream &Progress) {
+  std::string RunsDir = Options.WorkDir + "/runs";
+  if (Options.Launcher == LauncherChoice::Slurm)
+    return measureThroughSlurm(Executable, DeclaredBatchSize, Options, RunsDir,
+                               Progress);
   // Said at once, not kept with the problems: the load of the moment, which
   // the user can act on before the numbers come.
   std::optional<double> Others = otherRunnableTasks();
@@ -366,7 +390,6 @@ llvm::Expected<Measurement> measure(llvm::StringRef Executable,
     if (auto Busy = busyMachineWarning(
             *Others, std::max(1u, std::thread::hardware_concurrency())))
       Progress << "skyline-check: warning: " << *Busy << "\n";
-  std::string RunsDir = Options.WorkDir + "/runs";
   llvm::sys::fs::create_directories(RunsDir);
   ProcessLauncher Launcher(Executable, Options, RunsDir);
   return Sweep(Launcher, DeclaredBatchSize, Options, Progress).run();

@@ -262,7 +262,19 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
       Args, Options.RunDir, runEnvironment(Request, Options, Files.Result),
       Files.Log, Options.RunTimeoutSeconds);
   std::optional<CpuTimes> After = readCpuTimes();
+  return outcomeOfRun(Request, Process, Files, Options, [&](MeasuredRun &Run) {
+    if (!Before || !After)
+      return;
+    Run.OtherWorkCores =
+        otherWorkCores(*Before, *After, Process.CpuSeconds, Process.Seconds);
+    Run.StealCores = stealCores(*Before, *After, Process.Seconds);
+  });
+}
 
+llvm::Expected<RunOutcome>
+outcomeOfRun(const RunRequest &Request, const ProcessResult &Process,
+             const RunFiles &Files, const MeasureOptions &Options,
+             llvm::function_ref<void(MeasuredRun &)> Annotate) {
   bool Finished =
       Process.ExitCode == 0 || Process.ExitCode == rt::ExitOutOfMemory;
   bool HasResult = llvm::sys::fs::exists(Files.Result);
@@ -310,11 +322,8 @@ llvm::Expected<RunOutcome> ProcessLauncher::run(const RunRequest &Request) {
     if (std::optional<std::string> Problem = notOnCuda(*Run, Request.Mode))
       return llvm::createStringError(std::errc::invalid_argument, "%s",
                                      Problem->c_str());
-  if (Before && After) {
-    Run->OtherWorkCores =
-        otherWorkCores(*Before, *After, Process.CpuSeconds, Process.Seconds);
-    Run->StealCores = stealCores(*Before, *After, Process.Seconds);
-  }
+  if (Annotate)
+    Annotate(*Run);
   return finishedRunOutcome(Request, std::move(*Run), Process, Files.Log);
 }
 

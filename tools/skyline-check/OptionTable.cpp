@@ -10,6 +10,9 @@
 
 #include "skyline/Rules.h"
 
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/StringSaver.h"
+
 #include <boost/make_shared.hpp>
 
 #include <cstdlib>
@@ -369,6 +372,34 @@ std::vector<OptionDecl> budgetOptions() {
   };
 }
 
+/// Where the runs go: here, or through Slurm (docs/cluster.md).
+std::vector<OptionDecl> launcherOptions() {
+  return {
+      choice<LauncherChoice>(
+          "launcher", "WHERE",
+          "where the runs go: local (processes here) or slurm (each run a "
+          "job step inside salloc/sbatch, else a job of its own, by srun)",
+          measureField(&MeasureOptions::Launcher),
+          {{"local", LauncherChoice::Local}, {"slurm", LauncherChoice::Slurm}}),
+      option("slurm-args", po::value<std::string>()->value_name("ARGS"),
+             "srun options for every run, split as a shell would and passed "
+             "as given (\"-p gpu --gres=gpu:1 --time=10\")",
+             [](const std::string &Text,
+                CommandLineOptions &Options) -> llvm::Error {
+               llvm::BumpPtrAllocator Allocator;
+               llvm::StringSaver Saver(Allocator);
+               llvm::SmallVector<const char *, 8> Words;
+               llvm::cl::TokenizeGNUCommandLine(Text, Saver, Words);
+               Options.Measure.SlurmArgs.assign(Words.begin(), Words.end());
+               return llvm::Error::success();
+             }),
+      count("queue-timeout", "SECONDS", 600,
+            "the longest a run's Slurm job may wait to start; it is then "
+            "withdrawn and the sweep stops (0: no limit)",
+            measureField(&MeasureOptions::QueueTimeoutSeconds)),
+  };
+}
+
 /// How the runs start, and what is written of them.
 std::vector<OptionDecl> runOptions() {
   return {
@@ -404,7 +435,7 @@ std::vector<OptionDecl> runOptions() {
 OptionGroup measurementOptions() {
   OptionGroup Group{"MEASUREMENT OPTIONS (without --analyze-only)", {}};
   for (const std::vector<OptionDecl> &Part :
-       {buildOptions(), budgetOptions(), runOptions()})
+       {buildOptions(), budgetOptions(), runOptions(), launcherOptions()})
     Group.Options.insert(Group.Options.end(), Part.begin(), Part.end());
   return Group;
 }
