@@ -95,7 +95,7 @@ std::string noBatchSizeMessage(const ProgramModel &Model,
 /// Where no training batch size was found, whether that ends the run: a
 /// name the user gave that matches nothing, or a fix-it asked for, is an
 /// error; else the finding is a note, and the runs measure the program at
-/// its own size (docs/user-guide.md, "No batch size found").
+/// its own size (docs/user-guide.md, "No batch size literal").
 bool needsBatchSize(const CommandLineOptions &Options) {
   return !Options.BatchSizeVar.empty() || Options.SetBatchSize.has_value();
 }

@@ -209,6 +209,15 @@ std::string bracket(Interval Range, const char *Format) {
   return std::string("(") + Low + ".." + (Unbounded ? "unbounded" : High) + ")";
 }
 
+/// printf's format for a time in ms: three significant digits at least (a
+/// 0.067 ms iteration is not "0.07"), two decimals at least.
+int msDecimals(double Ms) {
+  return Ms > 0 ? std::clamp(2 - int(std::floor(std::log10(Ms))), 2, 9) : 2;
+}
+std::string msFormat(double Ms) {
+  return "%." + std::to_string(msDecimals(Ms)) + "f";
+}
+
 std::string bracketBytes(Interval Range) {
   bool Unbounded = !(Range.High < UnboundedAbove);
   return "(" + formatBytes(int64_t(std::max(0.0, Range.Low))) + ".." +
@@ -295,9 +304,11 @@ void printOwnBatchSize(const Measurement &M, const Analysis &A,
        << (M.ObservedBy.empty() ? std::string("its first module call")
                                 : escapeForTerminal(M.ObservedBy))
        << " returned each iteration)";
-    OS << llvm::formatv(":\n  iteration {0:F2} ms {1}, {2:F1} samples/s {3}, "
-                        "peak memory {4} (90% intervals of a new run)\n",
-                        P.IterationMs, bracket(P.IterationMsRange, "%.2f"),
+    std::string Ms = msFormat(P.IterationMs);
+    OS << ":\n  iteration " << llvm::format(Ms.c_str(), P.IterationMs) << " ms "
+       << bracket(P.IterationMsRange, Ms.c_str())
+       << llvm::formatv(", {0:F1} samples/s {1}, peak memory {2} (90% "
+                        "intervals of a new run)\n",
                         P.Throughput, bracket(P.ThroughputRange, "%.1f"),
                         formatBytes(P.PeakBytes));
   } else {
@@ -318,12 +329,8 @@ void printWhatIf(const Analysis &A, int64_t BatchSize, llvm::raw_ostream &OS) {
        << (!A.TimeProblem.empty() ? A.TimeProblem : A.MemoryProblem) << "\n";
     return;
   }
-  // Three significant digits at least: a 0.067 ms iteration is not "0.07".
-  int Decimals =
-      P->IterationMs > 0
-          ? std::clamp(2 - int(std::floor(std::log10(P->IterationMs))), 2, 9)
-          : 2;
-  std::string MsFormat = "%." + std::to_string(Decimals) + "f";
+  int Decimals = msDecimals(P->IterationMs);
+  std::string MsFormat = msFormat(P->IterationMs);
   OS << llvm::formatv(
       "what if batch size {0}: iteration {1} ms {2}, {3:F1} samples/s {4}, "
       "peak memory {5} {6} ({7}){8}\n",
