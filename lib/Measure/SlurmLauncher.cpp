@@ -285,12 +285,13 @@ std::vector<std::string> srunCommand(const SlurmSetup &Setup,
                                      llvm::ArrayRef<std::string> Environment,
                                      llvm::StringRef NodeFile,
                                      llvm::ArrayRef<std::string> Program) {
-  std::vector<std::string> Args = {Setup.Srun, "--job-name=" + Setup.JobName,
-                                   "--nodes=1", "--ntasks=1"};
+  std::vector<std::string> Args = {Setup.Srun, "--nodes=1", "--ntasks=1"};
   if (Setup.QueueTimeoutSeconds > 0)
     Args.push_back("--immediate=" + std::to_string(Setup.QueueTimeoutSeconds));
-  // The user's last, so that theirs win where both say.
+  // The user's after ours, so that theirs win where both say; but the name
+  // is how the jobs are found again to cancel them.
   Args.insert(Args.end(), Setup.UserArgs.begin(), Setup.UserArgs.end());
+  Args.push_back("--job-name=" + Setup.JobName);
   Args.push_back("/usr/bin/env");
   Args.insert(Args.end(), Environment.begin(), Environment.end());
   Args.insert(Args.end(),

@@ -1,6 +1,8 @@
 # lit configuration for skyline-check's end-to-end tests: each test runs the
 # real binary on a small program and checks its output with FileCheck.
 import os
+import subprocess
+
 import lit.formats
 
 config.name = "skyline-check"
@@ -37,3 +39,17 @@ if os.path.exists("/usr/bin/chromium"):
     config.available_features.add("chromium")
 if os.path.exists("/usr/bin/clang-apply-replacements-19"):
     config.available_features.add("clang-apply-replacements")
+
+# --launcher=slurm's tests (test/lit/slurm) need a Slurm: utils/slurm-local
+# starts a one-node cluster on this machine where it can (as root, with
+# Debian's packages), and says why it cannot otherwise; those tests then
+# report as unsupported. They share the cluster, one at a time.
+lit_config.parallelism_groups["slurm"] = 1
+slurm_local = os.path.join(config.skyline_src_root, "utils", "slurm-local")
+started = subprocess.run([slurm_local, "start"], capture_output=True, text=True)
+if started.returncode == 0:
+    config.available_features.add("slurm")
+    conf = subprocess.run([slurm_local, "env"], capture_output=True, text=True).stdout
+    config.environment["SLURM_CONF"] = conf.strip().split("=", 1)[1]
+else:
+    lit_config.note("test/lit/slurm is skipped: " + started.stderr.strip())

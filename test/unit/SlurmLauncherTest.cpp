@@ -29,18 +29,18 @@ SlurmSetup setupOf(std::string Allocation = "") {
   return Setup;
 }
 
-TEST(SlurmLauncherTest,
-     SrunCommandPutsTheUsersArgsAfterOursAndTheEnvOnTheNode) {
+TEST(SlurmLauncherTest, SrunCommandPutsTheUsersArgsAfterOursButTheName) {
   std::vector<std::string> Args =
       srunCommand(setupOf(), {"SKYLINE_BATCH_SIZE=8", "CUDA_VISIBLE_DEVICES="},
                   "/w/runs/batch-8.node", {"/w/prog", "--epochs=1"});
   ASSERT_EQ(Args.size(), 18u);
   std::vector<std::string> Head(Args.begin(), Args.begin() + 13);
-  EXPECT_EQ(Head, (std::vector<std::string>{
-                      "/usr/bin/srun", "--job-name=skyline-vm-42", "--nodes=1",
-                      "--ntasks=1", "--immediate=60", "-p", "gpu",
-                      "--gres=gpu:1", "/usr/bin/env", "SKYLINE_BATCH_SIZE=8",
-                      "CUDA_VISIBLE_DEVICES=", "/bin/sh", "-c"}));
+  EXPECT_EQ(
+      Head,
+      (std::vector<std::string>{
+          "/usr/bin/srun", "--nodes=1", "--ntasks=1", "--immediate=60", "-p",
+          "gpu", "--gres=gpu:1", "--job-name=skyline-vm-42", "/usr/bin/env",
+          "SKYLINE_BATCH_SIZE=8", "CUDA_VISIBLE_DEVICES=", "/bin/sh", "-c"}));
   EXPECT_NE(Args[13].find("exec \"$@\""), std::string::npos);
   EXPECT_EQ(std::vector<std::string>(Args.begin() + 14, Args.end()),
             (std::vector<std::string>{"skyline-node", "/w/runs/batch-8.node",
@@ -54,8 +54,8 @@ TEST(SlurmLauncherTest, NoQueueTimeoutWaitsAsLongAsItTakes) {
   std::vector<std::string> Args = srunCommand(Setup, {}, "/n", {"/p"});
   EXPECT_EQ(
       std::vector<std::string>(Args.begin(), Args.begin() + 5),
-      (std::vector<std::string>{"/usr/bin/srun", "--job-name=skyline-vm-42",
-                                "--nodes=1", "--ntasks=1", "/usr/bin/env"}));
+      (std::vector<std::string>{"/usr/bin/srun", "--nodes=1", "--ntasks=1",
+                                "--job-name=skyline-vm-42", "/usr/bin/env"}));
 }
 
 TEST(SlurmLauncherTest, CancelCommandNamesTheJobsAndTheAllocation) {

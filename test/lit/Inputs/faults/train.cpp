@@ -9,6 +9,9 @@
 //               data loader worker would be)
 //   hang        hangs in the loop, with a helper process that ignores
 //               SIGTERM (as a stuck data loader worker might)
+//   hang-alone  hangs in the loop without a helper (test/lit/slurm: under
+//               the test cluster's proctrack/linuxproc a helper orphaned by
+//               the kill escapes the step, which then stays completing)
 //   bad-result  writes a malformed result file and ends at once (_Exit(0))
 //   rm-run-dir  deletes the directory its result file goes to
 #include <torch/torch.h>
@@ -92,6 +95,11 @@ void inTheLoop(const std::string &Fault, int Step) {
       for (;;)
         pause();
     }
+    std::cout << "stuck after step 3" << std::endl;
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::hours(1));
+  }
+  if (Fault == "hang-alone") {
     std::cout << "stuck after step 3" << std::endl;
     for (;;)
       std::this_thread::sleep_for(std::chrono::hours(1));
