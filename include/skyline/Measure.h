@@ -109,6 +109,9 @@ struct MeasureOptions {
   std::vector<std::string> SlurmArgs;
   /// The longest a run's job may wait in Slurm's queue (srun --immediate).
   unsigned QueueTimeoutSeconds = 600;
+  /// Runs at once where the sweep's plan has independent ones (the repeats
+  /// of a pass), through Slurm only: each run a job or step of its own.
+  unsigned ParallelRuns = 1;
 };
 
 /// glibc's malloc thresholds in the runs' environment.

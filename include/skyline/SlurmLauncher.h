@@ -111,6 +111,10 @@ public:
   /// Before the first run, a job checks that the node sees the work
   /// directory and the executable (an error names the directory otherwise).
   llvm::Expected<RunOutcome> run(const RunRequest &Request) override;
+  /// With --parallel-runs above 1: run() of an expected request starts it
+  /// with the expected ones after it, up to that many at once, and answers
+  /// their run() from what they gave.
+  void expect(llvm::ArrayRef<RunRequest> Requests) override;
 
   /// "each run a job of its own" or "each run a step of job 12".
   std::string describe() const;
@@ -127,6 +131,15 @@ private:
   SlurmLauncher(std::string Executable, const MeasureOptions &Options,
                 std::string RunsDir, SlurmSetup Setup, CommandRunner Runner);
   llvm::Error checkVisibility();
+  /// What srun needs for one run, its files removed beforehand.
+  struct Prepared {
+    RunFiles Files;
+    std::string NodeFile;
+    std::vector<std::string> Command;
+  };
+  Prepared prepare(const RunRequest &Request);
+  /// Runs Requests at once; their outcomes go to Done.
+  void runTogether(llvm::ArrayRef<RunRequest> Requests);
   /// srun with Program on the node, its output to Log.
   ProcessResult srun(llvm::ArrayRef<std::string> Environment,
                      llvm::StringRef NodeFile,
@@ -147,7 +160,20 @@ private:
   CommandRunner Runner;
   bool Checked = false;
   std::vector<std::string> Notes;
+  std::vector<RunRequest> Expected; // not yet run
+  /// Outcomes of runs started with another, until the sweep asks.
+  std::vector<std::pair<RunRequest, llvm::Expected<RunOutcome>>> Done;
 };
+
+/// How runs of several at once ended: ProcessResult for each command, run
+/// at once, each with its output to its log (LogPaths), in Directory. An
+/// interrupt (SIGINT, SIGTERM, SIGHUP) stops every one (SIGTERM, SIGKILL
+/// after 2 s); Interrupt then holds the signal, for the caller to hand on.
+std::vector<ProcessResult>
+runCommandsTogether(llvm::ArrayRef<std::vector<std::string>> Commands,
+                    llvm::ArrayRef<std::string> LogPaths,
+                    llvm::StringRef Directory, unsigned TimeoutSeconds,
+                    int &Interrupt);
 
 } // namespace skyline
 

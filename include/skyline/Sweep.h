@@ -61,6 +61,11 @@ class RunLauncher {
 public:
   virtual ~RunLauncher() = default;
   virtual llvm::Expected<RunOutcome> run(const RunRequest &Request) = 0;
+  /// The runs the sweep will ask for next, none of which depends on
+  /// another's outcome (a pass of repeats): a launcher that can run several
+  /// at once may start them together and answer run() from what they gave.
+  /// The sweep may still leave some out (its budget).
+  virtual void expect(llvm::ArrayRef<RunRequest> Requests) {}
 };
 
 /// Where a run's output goes: RunsDir/batch-8[-breakdown][-runN][-Tag] with
@@ -309,6 +314,7 @@ private:
                        std::optional<std::string> Why = std::nullopt,
                        unsigned RunsLeft = 0);
   void noteUnconfirmedSizes();
+  void expectPass(unsigned Pass);
 
   // Settling an unsure decision.
   struct Settling;

@@ -13,9 +13,13 @@
 #include "llvm/Support/Regex.h"
 
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 extern char **environ;
@@ -248,7 +252,156 @@ private:
   bool Installed[NumCancelSignals] = {};
 };
 
+//===----------------------------------------------------------------------===//
+// Several commands at once
+//===----------------------------------------------------------------------===//
+
+volatile sig_atomic_t TogetherSignal = 0;
+
+extern "C" void recordInterrupt(int Signal) {
+  if (!TogetherSignal)
+    TogetherSignal = Signal;
+}
+
+/// While several commands run: an interrupt is recorded, for the loop that
+/// waits for them to stop them.
+class RecordInterrupts {
+public:
+  RecordInterrupts() {
+    TogetherSignal = 0;
+    for (int I = 0; I < NumCancelSignals; ++I) {
+      sigaction(CancelSignals[I], nullptr, &Previous[I]);
+      Installed[I] = false;
+      if (Previous[I].sa_handler == SIG_IGN &&
+          !(Previous[I].sa_flags & SA_SIGINFO))
+        continue;
+      struct sigaction Action = {};
+      Action.sa_handler = recordInterrupt;
+      Installed[I] = sigaction(CancelSignals[I], &Action, nullptr) == 0;
+    }
+  }
+  ~RecordInterrupts() {
+    for (int I = 0; I < NumCancelSignals; ++I)
+      if (Installed[I])
+        sigaction(CancelSignals[I], &Previous[I], nullptr);
+  }
+  RecordInterrupts(const RecordInterrupts &) = delete;
+  RecordInterrupts &operator=(const RecordInterrupts &) = delete;
+
+private:
+  struct sigaction Previous[NumCancelSignals];
+  bool Installed[NumCancelSignals] = {};
+};
+
+/// Starts Args in a process group of its own, stdin from /dev/null, stdout
+/// and stderr to Log; the pid, or -1.
+pid_t spawnInGroup(const std::vector<std::string> &Args, llvm::StringRef Log,
+                   llvm::StringRef Directory) {
+  posix_spawn_file_actions_t Files;
+  posix_spawn_file_actions_init(&Files);
+  posix_spawn_file_actions_addopen(&Files, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&Files, 1, Log.str().c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&Files, 1, 2);
+  std::string Dir = Directory.str();
+  if (!Dir.empty())
+    posix_spawn_file_actions_addchdir_np(&Files, Dir.c_str());
+  posix_spawnattr_t Attributes;
+  posix_spawnattr_init(&Attributes);
+  posix_spawnattr_setpgroup(&Attributes, 0);
+  sigset_t Default, Empty;
+  sigemptyset(&Empty);
+  sigemptyset(&Default);
+  for (int Signal : CancelSignals)
+    sigaddset(&Default, Signal);
+  posix_spawnattr_setsigdefault(&Attributes, &Default);
+  posix_spawnattr_setsigmask(&Attributes, &Empty);
+  posix_spawnattr_setflags(&Attributes, POSIX_SPAWN_SETPGROUP |
+                                            POSIX_SPAWN_SETSIGDEF |
+                                            POSIX_SPAWN_SETSIGMASK);
+  std::vector<char *> Argv;
+  for (const std::string &Arg : Args)
+    Argv.push_back(const_cast<char *>(Arg.c_str()));
+  Argv.push_back(nullptr);
+  pid_t Pid = -1;
+  if (posix_spawnp(&Pid, Argv[0], &Files, &Attributes, Argv.data(), environ) !=
+      0)
+    Pid = -1;
+  posix_spawn_file_actions_destroy(&Files);
+  posix_spawnattr_destroy(&Attributes);
+  return Pid;
+}
+
+void endedWith(ProcessResult &Result, int Status) {
+  if (WIFEXITED(Status)) {
+    Result.End = ProcessEnd::Exited;
+    Result.ExitCode = WEXITSTATUS(Status);
+  } else if (WIFSIGNALED(Status) && Result.End == ProcessEnd::NotStarted) {
+    Result.End = ProcessEnd::Signalled;
+    Result.Signal = WTERMSIG(Status);
+    Result.Crashed = true;
+    Result.Error = describeSignal(Result.Signal);
+  }
+}
+
 } // namespace
+
+std::vector<ProcessResult>
+runCommandsTogether(llvm::ArrayRef<std::vector<std::string>> Commands,
+                    llvm::ArrayRef<std::string> LogPaths,
+                    llvm::StringRef Directory, unsigned TimeoutSeconds,
+                    int &Interrupt) {
+  using Clock = std::chrono::steady_clock;
+  RecordInterrupts Recording;
+  std::vector<ProcessResult> Results(Commands.size());
+  std::vector<pid_t> Pids(Commands.size(), -1);
+  auto Start = Clock::now();
+  for (size_t I = 0; I < Commands.size(); ++I) {
+    Results[I].TimeLimitSeconds = TimeoutSeconds;
+    Pids[I] = spawnInGroup(Commands[I], LogPaths[I], Directory);
+    if (Pids[I] < 0)
+      Results[I].Error = "cannot start " + Commands[I][0];
+  }
+  std::optional<Clock::time_point> Stopping;
+  for (;;) {
+    bool Running = false;
+    for (size_t I = 0; I < Pids.size(); ++I) {
+      if (Pids[I] < 0)
+        continue;
+      int Status = 0;
+      if (waitpid(Pids[I], &Status, WNOHANG) == Pids[I]) {
+        endedWith(Results[I], Status);
+        Results[I].Seconds =
+            std::chrono::duration<double>(Clock::now() - Start).count();
+        Pids[I] = -1;
+        continue;
+      }
+      Running = true;
+    }
+    if (!Running)
+      break;
+    auto Now = Clock::now();
+    bool TimedOut = TimeoutSeconds > 0 &&
+                    Now - Start > std::chrono::seconds(TimeoutSeconds);
+    if ((TogetherSignal || TimedOut) && !Stopping) {
+      Stopping = Now;
+      for (size_t I = 0; I < Pids.size(); ++I)
+        if (Pids[I] > 0) {
+          kill(-Pids[I], SIGTERM);
+          Results[I].End =
+              TogetherSignal ? ProcessEnd::Interrupted : ProcessEnd::TimedOut;
+          Results[I].TimedOut = !TogetherSignal;
+        }
+    }
+    if (Stopping && Now - *Stopping > std::chrono::seconds(2))
+      for (pid_t Pid : Pids)
+        if (Pid > 0)
+          kill(-Pid, SIGKILL);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  Interrupt = TogetherSignal;
+  return Results;
+}
 
 //===----------------------------------------------------------------------===//
 // Commands and what their output says
@@ -486,23 +639,89 @@ llvm::Error SlurmLauncher::checkVisibility() {
   return llvm::Error::success();
 }
 
+SlurmLauncher::Prepared SlurmLauncher::prepare(const RunRequest &Request) {
+  Prepared P;
+  P.Files = runFiles(RunsDir, Request);
+  P.NodeFile = llvm::StringRef(P.Files.Result).drop_back(5).str() + ".node";
+  llvm::sys::fs::create_directories(RunsDir);
+  llvm::sys::fs::remove(P.Files.Result);
+  llvm::sys::fs::remove(P.NodeFile);
+  std::vector<std::string> Program = {Executable};
+  Program.insert(Program.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+  P.Command =
+      srunCommand(Setup, runEnvironment(Request, Options, P.Files.Result),
+                  P.NodeFile, Program);
+  return P;
+}
+
+/// The same run, whatever its time limit (the sweep sets it when it asks).
+static bool sameRun(const RunRequest &A, const RunRequest &B) {
+  return A.BatchSize == B.BatchSize && A.Mode == B.Mode && A.Pass == B.Pass &&
+         A.Tag == B.Tag && A.Malloc == B.Malloc &&
+         A.ProbeIterations == B.ProbeIterations;
+}
+
+void SlurmLauncher::expect(llvm::ArrayRef<RunRequest> Requests) {
+  Expected.assign(Requests.begin(), Requests.end());
+  Done.clear();
+}
+
 llvm::Expected<RunOutcome> SlurmLauncher::run(const RunRequest &Request) {
   if (!Checked)
     if (llvm::Error E = checkVisibility())
       return std::move(E);
-  RunFiles Files = runFiles(RunsDir, Request);
-  std::string NodeFile =
-      llvm::StringRef(Files.Result).drop_back(5).str() + ".node";
-  llvm::sys::fs::create_directories(RunsDir);
-  llvm::sys::fs::remove(Files.Result);
-  llvm::sys::fs::remove(NodeFile);
-  std::vector<std::string> Program = {Executable};
-  Program.insert(Program.end(), Options.RunArgs.begin(), Options.RunArgs.end());
+  auto IsThis = [&](const auto &Entry) {
+    return sameRun(Entry.first, Request);
+  };
+  auto Found = llvm::find_if(Done, IsThis);
+  if (Found == Done.end() && Options.ParallelRuns > 1) {
+    auto At = llvm::find_if(
+        Expected, [&](const RunRequest &R) { return sameRun(R, Request); });
+    if (At != Expected.end()) {
+      size_t Count =
+          std::min<size_t>(Options.ParallelRuns, Expected.end() - At);
+      std::vector<RunRequest> Batch(At, At + Count);
+      Batch.front() = Request; // its time limit as the sweep set it now
+      Expected.erase(At, At + Count);
+      runTogether(Batch);
+      Found = llvm::find_if(Done, IsThis);
+    }
+  }
+  if (Found != Done.end()) {
+    llvm::Expected<RunOutcome> Outcome = std::move(Found->second);
+    Done.erase(Found);
+    return Outcome;
+  }
+  Prepared P = prepare(Request);
+  std::vector<std::string> Cancel = cancelCommand(Setup);
+  CancelOnInterrupt Guard(Cancel);
   // The run's own limit counts from when it starts, after its wait.
   ProcessResult Process =
-      srun(runEnvironment(Request, Options, Files.Result), NodeFile, Program,
-           Files.Log, Options.QueueTimeoutSeconds + Options.RunTimeoutSeconds);
-  return outcome(Request, Process, Files, readNodeFile(NodeFile));
+      Runner(P.Command, Options.RunDir, {}, P.Files.Log,
+             Options.QueueTimeoutSeconds + Options.RunTimeoutSeconds);
+  return outcome(Request, Process, P.Files, readNodeFile(P.NodeFile));
+}
+
+void SlurmLauncher::runTogether(llvm::ArrayRef<RunRequest> Requests) {
+  std::vector<Prepared> Runs;
+  std::vector<std::vector<std::string>> Commands;
+  std::vector<std::string> Logs;
+  for (const RunRequest &Request : Requests) {
+    Runs.push_back(prepare(Request));
+    Commands.push_back(Runs.back().Command);
+    Logs.push_back(Runs.back().Files.Log);
+  }
+  int Interrupt = 0;
+  std::vector<ProcessResult> Ends = runCommandsTogether(
+      Commands, Logs, Options.RunDir,
+      Options.QueueTimeoutSeconds + Options.RunTimeoutSeconds, Interrupt);
+  if (Interrupt) {
+    cancelLeftovers();
+    raise(Interrupt); // as runProcess hands an interrupt on
+  }
+  for (size_t I = 0; I < Requests.size(); ++I)
+    Done.emplace_back(Requests[I], outcome(Requests[I], Ends[I], Runs[I].Files,
+                                           readNodeFile(Runs[I].NodeFile)));
 }
 
 llvm::Expected<RunOutcome> SlurmLauncher::outcome(const RunRequest &Request,

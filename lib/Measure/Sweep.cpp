@@ -610,7 +610,8 @@ void Sweep::repeatTimingRuns() {
                    "take longer than what was left",
                /*Predicted=*/true, KeptWhenLeftOut);
   };
-  for (unsigned Pass = 2; Pass <= MostPasses; ++Pass)
+  for (unsigned Pass = 2; Pass <= MostPasses; ++Pass) {
+    expectPass(Pass);
     for (size_t I = 0; I < Sizes.size(); ++I) {
       if (!takesPart(Sizes[I], Pass))
         continue;
@@ -627,7 +628,23 @@ void Sweep::repeatTimingRuns() {
         return;
       }
     }
+  }
   NoteTooLong();
+}
+
+/// The pass's repeats do not depend on each other: a launcher that runs
+/// several at once (--parallel-runs) may start them together.
+void Sweep::expectPass(unsigned Pass) {
+  if (Options.ParallelRuns < 2)
+    return;
+  std::vector<RunRequest> Requests;
+  for (size_t I = 0; I < Sizes.size(); ++I)
+    if (takesPart(Sizes[I], Pass) &&
+        !overrunsBudget(Sizes[I].first().WallSeconds)) {
+      Requests.push_back(request(Sizes[I].BatchSize, RunMode::Timing));
+      Requests.back().Pass = Pass;
+    }
+  Launcher.expect(Requests);
 }
 
 /// Said once the repeats and the settling are done: a size whose fastest

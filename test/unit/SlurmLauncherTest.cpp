@@ -11,6 +11,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -189,6 +190,11 @@ struct ScriptedRun {
 
 void writeFile(const std::string &Path, llvm::StringRef Text) {
   std::ofstream(Path) << Text.str();
+}
+
+std::string readFileText(const std::string &Path) {
+  std::ifstream In(Path);
+  return std::string(std::istreambuf_iterator<char>(In), {});
 }
 
 /// Stands for runProcess: records each command, plays the next run.
@@ -413,6 +419,68 @@ TEST_F(SlurmLauncherRunTest, AQueueTimeoutStopsTheSweepBeforeTheFirstRun) {
             "are free sooner (--slurm-args), or wait longer "
             "(--queue-timeout)");
   EXPECT_TRUE(Slurm.cancelled());
+}
+
+TEST(SlurmLauncherTest, CommandsTogetherRunAtOnceEachWithItsLog) {
+  llvm::SmallString<128> Dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("together", Dir));
+  std::vector<std::string> Logs = {(Dir + "/a.log").str(),
+                                   (Dir + "/b.log").str()};
+  int Interrupt = 0;
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<ProcessResult> Ends =
+      runCommandsTogether({{"/bin/sh", "-c", "sleep 1; echo a"},
+                           {"/bin/sh", "-c", "sleep 1; echo b >&2; exit 3"}},
+                          Logs, "", 30, Interrupt);
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  EXPECT_LT(Seconds, 1.8); // not one after the other
+  EXPECT_EQ(Interrupt, 0);
+  ASSERT_EQ(Ends.size(), 2u);
+  EXPECT_EQ(Ends[0].End, ProcessEnd::Exited);
+  EXPECT_EQ(Ends[0].ExitCode, 0);
+  EXPECT_EQ(Ends[1].ExitCode, 3);
+  EXPECT_EQ(readFileText(Logs[0]), "a\n");
+  EXPECT_EQ(readFileText(Logs[1]), "b\n");
+  llvm::sys::fs::remove_directories(Dir);
+}
+
+TEST_F(SlurmLauncherRunTest, ExpectedRunsGoTogether) {
+  // An srun that does what the node would: the facts, the result, a second.
+  std::string Srun = (Dir + "/bin/srun").str();
+  writeFile(Srun, "#!/bin/sh\nfor a; do\n"
+                  "  [ \"$prev\" = skyline-node ] && printf 'name=vm\\n' > "
+                  "\"$a\"\n"
+                  "  case $a in SKYLINE_RESULT=*) /bin/cp \"$RESULT_FILE\" "
+                  "\"${a#SKYLINE_RESULT=}\";; esac\n"
+                  "  prev=$a\ndone\n/bin/sleep 1\n");
+  std::string Result = (Dir + "/result.yaml").str();
+  writeFile(Result, ResultYaml);
+  setenv("RESULT_FILE", Result.c_str(), 1);
+  Options.ParallelRuns = 2;
+  std::unique_ptr<SlurmLauncher> Launcher = make();
+  ASSERT_TRUE(Launcher);
+  RunRequest Second = at8();
+  Second.Pass = 2;
+  RunRequest Other = at8();
+  Other.BatchSize = 16;
+  Other.Pass = 2;
+  Launcher->expect({Second, Other});
+  auto Start = std::chrono::steady_clock::now();
+  llvm::Expected<RunOutcome> A = Launcher->run(Second);
+  llvm::Expected<RunOutcome> B = Launcher->run(Other);
+  double Seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  unsetenv("RESULT_FILE");
+  ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
+  ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
+  ASSERT_TRUE(A->Run) << A->Problem;
+  ASSERT_TRUE(B->Run) << B->Problem;
+  EXPECT_EQ(A->Run->Node->Name, "vm");
+  EXPECT_LT(Seconds, 1.8);              // the two sruns at once
+  EXPECT_EQ(Slurm.Commands.size(), 1u); // the check alone went by Runner
 }
 
 TEST_F(SlurmLauncherRunTest, InsideAnAllocationEachRunIsAStep) {

@@ -397,6 +397,12 @@ std::vector<OptionDecl> launcherOptions() {
             "the longest a run's Slurm job may wait to start; it is then "
             "withdrawn and the sweep stops (0: no limit)",
             measureField(&MeasureOptions::QueueTimeoutSeconds)),
+      count("parallel-runs", "N", 1,
+            "with --launcher=slurm, up to N runs at once where they do not "
+            "depend on each other (the repeats of a pass), each a job or "
+            "step of its own",
+            measureField(&MeasureOptions::ParallelRuns),
+            "--parallel-runs must be at least 1"),
   };
 }
 

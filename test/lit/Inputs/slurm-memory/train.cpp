@@ -1,7 +1,9 @@
 // Memory that grows with the batch size, resident for the whole run: 128 MiB
 // a sample of ballast made before the loop, and iterations slow enough (a
 // quarter second) that Slurm's memory limit, polled every second on the test
-// cluster (jobacct_gather, no cgroups), sees the run's peak.
+// cluster (jobacct_gather, no cgroups), sees the run's peak. Asleep for most
+// of each iteration, its times agree run to run, whatever else keeps the
+// machine busy (test/lit/slurm/parallel.test times two sweeps of it).
 #include <torch/torch.h>
 
 #include <chrono>
