@@ -5,11 +5,14 @@
 
 #include "skyline/SlurmLauncher.h"
 
+#include "skyline/MeasuredRunYAML.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -165,6 +168,34 @@ TEST(SlurmLauncherTest, VisibilityCheckNamesTheDirectory) {
             "instrumented program /w/build/prog (exit code 1); is it on a "
             "file system the node shares, and can the node's user run it?");
   EXPECT_FALSE(describeVisibilityCheck("/w", "/w/p", true, 0, "gpu07"));
+}
+
+TEST(SlurmLauncherTest, TheReportKeepsEachRunsNode) {
+  MeasuredRun Run;
+  Run.BatchSize = 8;
+  Run.Node = RunNode{"gpu07", "12.3",        "AMD EPYC 7763", 128,
+                     16,      "NVIDIA H200", 1073741824};
+  YAML::Emitter Out;
+  emitReportRun(Out, Run);
+  std::string Text = Out.c_str();
+  EXPECT_NE(Text.find("node: {name: gpu07, job: 12.3, cpu_model: AMD EPYC "
+                      "7763, cores: 128, cpus_allocated: 16, gpu_model: "
+                      "NVIDIA H200, memory_limit_bytes: 1073741824}"),
+            std::string::npos)
+      << Text;
+  MeasuredRun Back = readReportRun(YamlFields(YAML::Load(Text), "runs[0]"));
+  ASSERT_TRUE(Back.Node);
+  EXPECT_EQ(Back.Node->Name, "gpu07");
+  EXPECT_EQ(Back.Node->JobStep, "12.3");
+  EXPECT_EQ(Back.Node->CpuModel, "AMD EPYC 7763");
+  EXPECT_EQ(Back.Node->Cores, 128u);
+  EXPECT_EQ(Back.Node->CpusAllocated, 16u);
+  EXPECT_EQ(Back.Node->GpuModel, "NVIDIA H200");
+  EXPECT_EQ(Back.Node->MemoryLimitBytes, 1073741824);
+  // A local run has none.
+  YAML::Emitter Local;
+  emitReportRun(Local, MeasuredRun{});
+  EXPECT_EQ(std::string(Local.c_str()).find("node:"), std::string::npos);
 }
 
 //===----------------------------------------------------------------------===//
