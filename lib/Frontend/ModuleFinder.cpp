@@ -9,8 +9,6 @@
 
 #include "Finders.h"
 
-#include "llvm/Support/Path.h"
-
 #include "clang/AST/ParentMapContext.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/Support/Path.h"
@@ -56,6 +54,37 @@ bool isEmptyOrWrapping(const CXXConstructExpr *E) {
   return RD && RD->getQualifiedNameAsString() == "std::shared_ptr";
 }
 
+/// The class a ModuleHolder subclass holds (MULTI30KImpl of MULTI30K), or
+/// null where T is no holder or the held class is not known.
+const CXXRecordDecl *heldClass(QualType T) {
+  const CXXRecordDecl *RD = recordOf(T);
+  while (RD && RD->hasDefinition()) {
+    if (const auto *Spec = dyn_cast<ClassTemplateSpecializationDecl>(RD);
+        Spec && Spec->getQualifiedNameAsString() == "torch::nn::ModuleHolder")
+      return Spec->getTemplateArgs().size() == 1 &&
+                     Spec->getTemplateArgs()[0].getKind() ==
+                         TemplateArgument::Type
+                 ? recordOf(Spec->getTemplateArgs()[0].getAsType())
+                 : nullptr;
+    const CXXRecordDecl *Next = nullptr;
+    for (const CXXBaseSpecifier &Base : RD->getDefinition()->bases())
+      if (derivesFrom(recordOf(Base.getType()), "torch::nn::ModuleHolder"))
+        Next = recordOf(Base.getType());
+    RD = Next;
+  }
+  return nullptr;
+}
+
+/// A module the program builds: isModuleLike, less a TORCH_MODULE holder of
+/// a class that is not a torch::nn::Module (a dataset's MULTI30K("./data")).
+bool isLayer(QualType T) {
+  if (!isModuleLike(T))
+    return false;
+  const CXXRecordDecl *Held = heldClass(T);
+  return !Held || !Held->hasDefinition() ||
+         derivesFrom(Held, "torch::nn::Module");
+}
+
 /// torch::nn::NamedAnyModule: one {"name", module} of a Sequential's list.
 bool isNamedChild(QualType T) {
   const CXXRecordDecl *RD = recordOf(T);
@@ -70,53 +99,93 @@ bool isSmartPointer(QualType T) {
   return Name == "std::shared_ptr" || Name == "std::unique_ptr";
 }
 
-/// Whether a function's result is a module it builds (conv3x3() returning
-/// Conv2d(...), make_layer() returning a local Sequential) rather than one it
-/// holds (a getter). Without a visible body, a function returning a module
-/// by value is taken for a factory.
-bool isModuleFactory(const FunctionDecl *F) {
-  QualType Result = F->getReturnType();
-  if (Result->isReferenceType() || Result->isPointerType() ||
-      !isModuleLike(Result))
-    return false;
+/// What F's own returns give back, not a lambda's: a walk of the body only,
+/// since this runs for every call of a function returning a module.
+llvm::SmallVector<const Expr *, 4> returnedValues(const FunctionDecl *F) {
+  llvm::SmallVector<const Expr *, 4> Values;
   const FunctionDecl *Definition = F->getDefinition();
   if (!Definition || !Definition->getBody())
-    return true;
-  // The body's own returns, not a lambda's: a walk of the body only, since
-  // this runs for every call of a function returning a module.
-  llvm::SmallVector<const ReturnStmt *, 4> Returns;
+    return Values;
   llvm::SmallVector<const Stmt *, 32> Work{Definition->getBody()};
   while (!Work.empty()) {
     const Stmt *S = Work.pop_back_val();
     if (!S || isa<LambdaExpr>(S))
       continue;
     if (const auto *Return = dyn_cast<ReturnStmt>(S))
-      Returns.push_back(Return);
+      if (Return->getRetValue())
+        Values.push_back(Return->getRetValue());
     Work.append(S->child_begin(), S->child_end());
   }
-  return llvm::any_of(Returns, [](const ReturnStmt *Return) {
-    const Expr *E = Return->getRetValue();
-    while (E) {
-      E = E->IgnoreImplicit();
-      if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
-        E = Cast->getSubExpr();
-        continue;
-      }
-      if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
-        if (!Construct->getConstructor()->isCopyOrMoveConstructor())
-          return true;
-        E = Construct->getNumArgs() ? Construct->getArg(0) : nullptr;
-        continue;
-      }
-      if (isa<CallExpr>(E))
-        return !isa<CXXOperatorCallExpr>(E);
-      if (const auto *Ref = dyn_cast<DeclRefExpr>(E)) {
-        const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-        return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var);
-      }
-      return false;
+  return Values;
+}
+
+/// The local a return gives back (`return layers;`, `return
+/// std::move(layers);`), or null.
+const VarDecl *returnedLocal(const Expr *E) {
+  E = stripValueWrappers(E);
+  if (const auto *Call = dyn_cast_or_null<CallExpr>(E);
+      Call && Call->getNumArgs() == 1 && Call->getDirectCallee() &&
+      Call->getDirectCallee()->getQualifiedNameAsString() == "std::move")
+    E = stripValueWrappers(Call->getArg(0));
+  const auto *Ref = dyn_cast_or_null<DeclRefExpr>(E);
+  const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+  return Var && Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) ? Var
+                                                                 : nullptr;
+}
+
+/// Whether a return gives back a module the function builds: a construction
+/// (`return Conv2d(...)`), a factory's call, or a local.
+bool returnsNewModule(const Expr *E) {
+  while (E) {
+    E = E->IgnoreImplicit();
+    if (const auto *Cast = dyn_cast<CXXFunctionalCastExpr>(E)) {
+      E = Cast->getSubExpr();
+      continue;
     }
+    if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
+      if (!Construct->getConstructor()->isCopyOrMoveConstructor())
+        return true;
+      E = Construct->getNumArgs() ? Construct->getArg(0) : nullptr;
+      continue;
+    }
+    if (returnedLocal(E))
+      return true;
+    if (isa<CallExpr>(E))
+      return !isa<CXXOperatorCallExpr>(E);
     return false;
+  }
+  return false;
+}
+
+/// Whether a function's result is a module it builds (conv3x3() returning
+/// Conv2d(...), make_layer() returning a local Sequential) rather than one it
+/// holds (a getter). Without a visible body, a function returning a module
+/// by value is taken for a factory.
+bool isModuleFactory(const FunctionDecl *F) {
+  QualType Result = F->getReturnType();
+  if (Result->isReferenceType() || Result->isPointerType() || !isLayer(Result))
+    return false;
+  const FunctionDecl *Definition = F->getDefinition();
+  if (!Definition || !Definition->getBody())
+    return true;
+  return llvm::any_of(returnedValues(F), returnsNewModule);
+}
+
+/// Whether Var is the module a factory builds and returns (`Sequential
+/// layers; ... return layers;`): the factory's calls are its sites. Not in a
+/// lambda, whose calls are not followed.
+bool isFactoryLocal(const VarDecl *Var) {
+  const auto *F = dyn_cast_or_null<FunctionDecl>(Var->getDeclContext());
+  if (!F || !Var->hasLocalStorage() || isa<ParmVarDecl>(Var))
+    return false;
+  if (const auto *Method = dyn_cast<CXXMethodDecl>(F);
+      Method && Method->getParent()->isLambda())
+    return false;
+  if (!isModuleFactory(F))
+    return false;
+  return llvm::any_of(returnedValues(F), [&](const Expr *E) {
+    const VarDecl *Returned = returnedLocal(E);
+    return Returned && Returned->getCanonicalDecl() == Var->getCanonicalDecl();
   });
 }
 
@@ -132,6 +201,40 @@ std::string argumentsText(const TUContext &TU, ArrayRef<const Expr *> Args) {
   if (Begin.isInvalid())
     return "";
   return TU.textOf(SourceRange(Begin, End));
+}
+
+/// seq->push_back(m), list->push_back(m), dict->insert("name", m): a child
+/// added to a container module.
+bool isAppend(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getDeclName().isIdentifier())
+    return false;
+  return Method->getName() == "push_back" ||
+         (Method->getName() == "insert" && Call->getNumArgs() == 2);
+}
+
+/// The element type of a standard container (std::vector<Block>), or null.
+QualType elementType(const CXXRecordDecl *Container) {
+  const auto *Spec =
+      dyn_cast_or_null<ClassTemplateSpecializationDecl>(Container);
+  if (!Spec || !Spec->isInStdNamespace() ||
+      Spec->getTemplateArgs().size() < 1 ||
+      Spec->getTemplateArgs()[0].getKind() != TemplateArgument::Type)
+    return {};
+  return Spec->getTemplateArgs()[0].getAsType();
+}
+
+/// A module added to a standard container of modules: layers.push_back(m),
+/// layers.emplace_back(...).
+bool isAddToLayerContainer(const CXXMemberCallExpr *Call) {
+  const CXXMethodDecl *Method = Call->getMethodDecl();
+  if (!Method || !Method->getDeclName().isIdentifier() ||
+      !llvm::is_contained({"push_back", "emplace_back", "push_front",
+                           "emplace_front", "insert", "emplace"},
+                          Method->getName()))
+    return false;
+  QualType Element = elementType(Method->getParent());
+  return !Element.isNull() && isLayer(Element);
 }
 
 class ConstructionContext {
@@ -227,10 +330,18 @@ private:
       return nullptr;
     }
     if (const auto *Push = dyn_cast<CXXMemberCallExpr>(S);
-        Push && Push->getMethodDecl() &&
-        Push->getMethodDecl()->getName() == "push_back" &&
+        Push && isAppend(Push) &&
         isModuleLike(Push->getImplicitObjectArgument()->getType())) {
       noteAppendedChild(Push);
+      return nullptr;
+    }
+    if (const auto *Add = dyn_cast<CXXMemberCallExpr>(S);
+        Add && isAddToLayerContainer(Add)) {
+      // extra.push_back(Linear(...)) into a std::vector<Linear>: named after
+      // the container (its registration's name is computed, if any).
+      if (const ValueDecl *Container =
+              referencedDecl(Add->getImplicitObjectArgument()))
+        Out.OwnerName = Container->getNameAsString();
       return nullptr;
     }
     if (const auto *Assign = dyn_cast<BinaryOperator>(S);
@@ -325,6 +436,8 @@ private:
       return;
     Out.OwnerKey = declKey(TU, D);
     Out.OwnerName = D->getNameAsString();
+    if (const auto *Var = dyn_cast<VarDecl>(D); Var && isFactoryLocal(Var))
+      Out.Returned = true;
   }
 
   const TUContext &TU;
@@ -354,21 +467,100 @@ RawConstruction describe(const TUContext &TU, const Expr *E, QualType Type,
   return Raw;
 }
 
+/// blocks.emplace_back(in, out) into a std::vector<Block>: the container
+/// builds the module from its options; nothing in the program's code names
+/// its type at the call.
+void findEmplacedConstructions(const TUContext &TU, ModuleFindings &Out) {
+  auto Emplace =
+      cxxMemberCallExpr(
+          callee(cxxMethodDecl(hasAnyName("emplace_back", "emplace"))))
+          .bind("n");
+  for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Emplace)) {
+    QualType Element = elementType(Call->getMethodDecl()->getParent());
+    if (Element.isNull() || !isLayer(Element))
+      continue;
+    llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
+    // A module written out (emplace_back(Block(...))) or copied is found as
+    // such; emplace_back(nullptr) builds nothing.
+    if (Args.size() == 1 && (isModuleLike(Args[0]->getType()) ||
+                             Args[0]->getType()->isNullPtrType()))
+      continue;
+    RawConstruction Raw = describe(TU, Call, Element, Args);
+    if (Raw.OwnerName.empty())
+      if (const ValueDecl *Container =
+              referencedDecl(Call->getImplicitObjectArgument()))
+        Raw.OwnerName = Container->getNameAsString();
+    Out.Constructions.push_back(std::move(Raw));
+  }
+}
+
+/// The children of a module a factory builds in a local and returns (a
+/// make_layer's `layers->push_back(Block(...))`): the local is no site (the
+/// factory's calls are), so they are named after it here, `layers.0`, as
+/// the merger would name a Sequential's children.
+void nameChildrenOfFactoryLocals(std::vector<RawConstruction> &Built,
+                                 const std::vector<RawConstruction> &Locals) {
+  std::map<std::string, const RawConstruction *> ByRef;
+  for (const RawConstruction &Local : Locals) {
+    ByRef.emplace(Local.OwnerKey, &Local);
+    ByRef.emplace(Local.ExprId, &Local);
+  }
+  // A class template's factory is seen in its pattern and each
+  // instantiation: count each child once, in the order of the source.
+  std::vector<RawConstruction *> Children;
+  std::set<std::string> Seen;
+  for (RawConstruction &C : Built)
+    if (!C.ParentRef.empty() && ByRef.count(C.ParentRef) &&
+        Seen.insert(C.Id).second)
+      Children.push_back(&C);
+  llvm::stable_sort(
+      Children, [](const RawConstruction *A, const RawConstruction *B) {
+        return std::tie(A->Site.File, A->Site.Line, A->Site.Column) <
+               std::tie(B->Site.File, B->Site.Line, B->Site.Column);
+      });
+  std::map<const RawConstruction *, int> Appended;
+  std::map<std::string, std::string> NameById;
+  for (RawConstruction *C : Children) {
+    const RawConstruction *Local = ByRef[C->ParentRef];
+    int Index = C->ChildIndex;
+    if (C->AppendedChild)
+      Index = Local->NumArgs + Appended[Local]++;
+    NameById[C->Id] =
+        Local->OwnerName + "." +
+        (C->ChildName.empty() ? std::to_string(Index) : C->ChildName);
+  }
+  for (RawConstruction &C : Built)
+    if (auto It = NameById.find(C.Id); It != NameById.end()) {
+      C.OwnerName = It->second;
+      C.OwnerKey.clear(); // named by its place, not by a variable
+      C.ParentRef.clear();
+      C.AppendedChild = false;
+    }
+}
+
 void findConstructions(const TUContext &TU, ModuleFindings &Out) {
+  std::vector<RawConstruction> FactoryLocals;
+  auto Keep = [&](RawConstruction Raw) {
+    if (Raw.Skip)
+      return;
+    if (!Raw.Returned)
+      Out.Constructions.push_back(std::move(Raw));
+    else if (!Raw.OwnerKey.empty())
+      FactoryLocals.push_back(std::move(Raw));
+  };
   for (const auto *E :
        TU.findAll<CXXConstructExpr>(cxxConstructExpr().bind("n"))) {
     // An empty shared_ptr<NetImpl> member builds nothing; `new NetImpl`
     // inside one is the construction.
-    if (!isModuleLike(E->getType()) || isEmptyOrWrapping(E) ||
+    if (!isLayer(E->getType()) || isEmptyOrWrapping(E) ||
         isSmartPointer(E->getType()))
       continue;
     llvm::SmallVector<const Expr *, 4> Args(E->arguments());
-    RawConstruction Raw = describe(TU, E, E->getType(), Args);
-    if (!Raw.Skip && !Raw.Returned)
-      Out.Constructions.push_back(std::move(Raw));
+    Keep(describe(TU, E, E->getType(), Args));
   }
   // conv1(conv3x3(in, out)): each call of a factory is a construction, named
-  // by what it initializes; the one in the factory's return is not.
+  // by what it initializes; the one in the factory's return (or the local
+  // it returns) is not.
   for (const auto *Call : TU.findAll<CallExpr>(callExpr().bind("n"))) {
     const FunctionDecl *Callee = Call->getDirectCallee();
     if (isa<CXXOperatorCallExpr>(Call) || !Callee ||
@@ -376,19 +568,18 @@ void findConstructions(const TUContext &TU, ModuleFindings &Out) {
       continue;
     RawConstruction Raw = describe(TU, Call, Call->getType(), {});
     Raw.Site.Options = TU.textOf(Call->getSourceRange());
-    if (!Raw.Skip && !Raw.Returned)
-      Out.Constructions.push_back(std::move(Raw));
+    Keep(std::move(Raw));
   }
   auto MakeShared =
       callExpr(callee(functionDecl(hasName("::std::make_shared")))).bind("n");
   for (const auto *Call : TU.findAll<CallExpr>(MakeShared)) {
-    if (!isModuleLike(Call->getType()))
+    if (!isLayer(Call->getType()))
       continue;
     llvm::SmallVector<const Expr *, 4> Args(Call->arguments());
-    RawConstruction Raw = describe(TU, Call, Call->getType(), Args);
-    if (!Raw.Returned)
-      Out.Constructions.push_back(std::move(Raw));
+    Keep(describe(TU, Call, Call->getType(), Args));
   }
+  findEmplacedConstructions(TU, Out);
+  nameChildrenOfFactoryLocals(Out.Constructions, FactoryLocals);
 }
 
 void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
@@ -398,8 +589,10 @@ void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
   for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Register)) {
     if (!isRegisterModule(Call) || Call->getNumArgs() < 2)
       continue;
+    // register_module("drop", Dropout(p)) names the module it builds, found
+    // as a construction; p (through the holder's conversion) is no module.
     const ValueDecl *Target = referencedDecl(Call->getArg(1));
-    if (!Target)
+    if (!Target || !isLayer(Target->getType()))
       continue;
     RawRegistration Registration{declKey(TU, Target),
                                  stringLiteralValue(Call->getArg(0)),

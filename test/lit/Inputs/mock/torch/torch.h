@@ -236,6 +236,22 @@ public:
   Sequential(std::initializer_list<NamedAnyModule> Named)
       : ModuleHolder<SequentialImpl>(std::make_shared<SequentialImpl>(Named)) {}
 };
+
+class ModuleListImpl : public Module {
+public:
+  ModuleListImpl() = default;
+  template <typename... Modules> explicit ModuleListImpl(Modules &&...M) {}
+  template <typename M> void push_back(M &&Module) {}
+  size_t size() const { return 0; }
+};
+TORCH_MODULE(ModuleList);
+
+class ModuleDictImpl : public Module {
+public:
+  ModuleDictImpl() = default;
+  template <typename M> void insert(std::string Key, M &&Module) {}
+};
+TORCH_MODULE(ModuleDict);
 } // namespace nn
 
 namespace optim {
