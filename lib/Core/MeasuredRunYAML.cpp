@@ -323,9 +323,6 @@ MeasuredRun readReportRun(const YamlFields &Node) {
 void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   Out << YAML::BeginMap;
   Out << YAML::Key << key::BatchSize << YAML::Value << Run.BatchSize;
-  if (Run.ObservedBatchSize)
-    Out << YAML::Key << key::ObservedBatchSize << YAML::Value
-        << Run.ObservedBatchSize;
   Out << YAML::Key << key::OutOfMemory << YAML::Value << Run.OutOfMemory;
   Out << YAML::Key << key::Iterations << YAML::Value << Run.Iterations;
   Out << YAML::Key << key::IterationMs << YAML::Value << YAML::Flow
@@ -420,6 +417,9 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
         << std::round(Run.StealCores * 100) / 100;
   if (Run.Node)
     emitRunNode(Out, *Run.Node);
+  if (Run.ObservedBatchSize)
+    Out << YAML::Key << key::ObservedBatchSize << YAML::Value
+        << Run.ObservedBatchSize;
   Out << YAML::EndMap;
 }
 

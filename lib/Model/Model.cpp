@@ -585,8 +585,14 @@ void suggestFromMeasured(Analysis &A, llvm::StringRef Problem,
 }
 
 /// Sets Suggested, or NoSuggestionReason.
-void suggest(Analysis &A, llvm::StringRef WhyNoMaxBatchSize,
-             const ModelOptions &Options) {
+void suggest(const Measurement &M, Analysis &A,
+             llvm::StringRef WhyNoMaxBatchSize, const ModelOptions &Options) {
+  if (M.AtOwnBatchSize) {
+    A.NoSuggestionReason =
+        "the program runs at its own batch size, not a constant "
+        "skyline-check can change, so no other size was measured";
+    return;
+  }
   if (A.CurrentBatchSize <= 0) {
     A.NoSuggestionReason = "the current batch size is not known";
     return;
@@ -786,7 +792,7 @@ Analysis analyze(const Measurement &M, int64_t CurrentBatchSize,
   A.OneSize = oneSizeFigures(A);
   std::string WhyNoMaxBatchSize = findMaxBatchSize(A);
   A.Current = predictAt(A, CurrentBatchSize);
-  suggest(A, WhyNoMaxBatchSize, Options);
+  suggest(M, A, WhyNoMaxBatchSize, Options);
   collectPredictions(A, M);
   return A;
 }

@@ -526,7 +526,9 @@ TEST(ModelTest, OneSizeGivesItsFiguresWithTheRunsSpread) {
   EXPECT_NEAR(A.OneSize->ThroughputRange.High, 24000 / Ms.Low, 1e-6);
   EXPECT_TRUE(A.Predictions.empty());
   EXPECT_FALSE(A.Suggested);
-  EXPECT_EQ(A.NoSuggestionReason, "the current batch size is not known");
+  EXPECT_EQ(A.NoSuggestionReason,
+            "the program runs at its own batch size, not a constant "
+            "skyline-check can change, so no other size was measured");
   // Several sizes: no one size's figures.
   EXPECT_FALSE(analyze(linearRuns(Capacity), 16, ModelOptions()).OneSize);
 }
