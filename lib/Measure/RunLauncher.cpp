@@ -152,9 +152,11 @@ std::string logTail(llvm::StringRef Log, size_t Bytes = 64 * 1024) {
 } // namespace
 
 std::string runName(RunMode Mode, int64_t BatchSize) {
+  // 0: no size is set, the program runs at its own.
   return std::string(Mode == RunMode::Breakdown ? "the breakdown run"
                                                 : "the run") +
-         " at batch size " + std::to_string(BatchSize);
+         (BatchSize > 0 ? " at batch size " + std::to_string(BatchSize)
+                        : std::string(" at the program's own batch size"));
 }
 
 MallocSetting runsMallocSetting(MallocThresholds Choice) {

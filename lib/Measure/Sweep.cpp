@@ -166,17 +166,6 @@ MeasureOptions sweepOptions(MeasureOptions Options, int64_t DeclaredBatchSize) {
   return Options;
 }
 
-/// A run asked for no size (0) is at the program's own: its problem says
-/// so, not "batch size 0" (runName's words for any size).
-std::string namedAsOwnSize(llvm::StringRef Problem) {
-  std::string Named = Problem.str();
-  for (size_t At = Named.find(" at batch size 0"); At != std::string::npos;
-       At = Named.find(" at batch size 0", At + 1))
-    if (At + 16 == Named.size() || !llvm::isDigit(Named[At + 16]))
-      Named.replace(At, 16, " at the program's own batch size");
-  return Named;
-}
-
 } // namespace
 
 double steadyClockSeconds() {
@@ -321,8 +310,6 @@ llvm::Expected<Sweep::NewSize> Sweep::timeNewSize(const RunRequest &Request,
   if (!Timing)
     return Timing.takeError();
   Progress << llvm::format(" %.1f s", Timing->Seconds);
-  if (!Timing->Run && Request.BatchSize == 0)
-    Timing->Problem = namedAsOwnSize(Timing->Problem);
   if (!Timing->Run) {
     // Said on its line (the warning after the table says why): the line
     // used to end with the time alone, like a run that measured.
