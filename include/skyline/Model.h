@@ -180,7 +180,9 @@ struct Analysis {
   /// peaks interpolate between them (predictedPeakBytes).
   std::vector<std::pair<int64_t, double>> MemoryPoints;
   /// The geometric mean of every timing run's median at each measured
-  /// size, and how many runs it is of, by size: the intervals' centres.
+  /// size, and how many runs it is of, by size: where the runs' spread and
+  /// the curvature are measured from (the intervals are centred on the
+  /// points).
   std::vector<std::pair<int64_t, double>> TimeCentres;
   std::vector<unsigned> TimeRuns;
   TimeUncertainty Time;
@@ -230,29 +232,30 @@ std::optional<Prediction> predictAt(const Analysis &A, int64_t BatchSize);
 
 /// The 90% interval of a new timing run's median at BatchSize; of its mean
 /// (the curve's own uncertainty, without a single run's spread) with
-/// OfMean. Contains predictedIterationMs. Meaningful when canPredictTime().
+/// OfMean. Centred on predictedIterationMs, which it holds strictly inside.
+/// Meaningful when canPredictTime().
 Interval predictedIterationRange(const Analysis &A, double BatchSize,
                                  bool OfMean = false);
 
 /// The 90% interval of a new timing run's median at a measured size, from
-/// the runs' spread alone (no curve between sizes): the size's mean of
-/// ln(median) over its n timing runs, +- t x RunSigma x sqrt(1 + 1/n),
-/// widened to hold the kept time. None at a size not measured.
+/// the runs' spread alone (no curve between sizes): ln(the kept time)
+/// +- t x RunSigma x sqrt(1 + 1/n), n the size's timing runs. None at a
+/// size not measured.
 std::optional<Interval> measuredIterationRange(const Analysis &A,
                                                int64_t BatchSize);
 
 /// The 90% interval of a new run's peak at BatchSize.
 Interval predictedPeakRange(const Analysis &A, int64_t BatchSize);
 
-/// The 90% interval of To's throughput over From's, less 1 (the gain), from
-/// the intervals of the two mean times; contains Gain.
+/// The 90% interval of To's throughput over From's, less 1 (the gain),
+/// centred on Gain (the kept times'), which it holds strictly inside.
 Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain);
 
-/// The gain of To over From as the runs' means give it, where both sizes
-/// were measured: what the interval of the gain rests on there (no curve
-/// error at a measured size), for planning more runs (the sweep's
-/// settling). LogRatio: ln of the throughput ratio from the sizes' mean
-/// times; RunSigma and Dof: the runs' pooled spread (Analysis::Time).
+/// The gain of To over From where both sizes were measured: what the
+/// interval of the gain rests on there (no curve error at a measured size),
+/// for planning more runs (the sweep's settling). LogRatio: ln of the
+/// throughput ratio from the sizes' kept times (the point gain's); RunSigma
+/// and Dof: the runs' pooled spread (Analysis::Time).
 struct MeasuredGain {
   double LogRatio = 0;
   double RunSigma = 0;

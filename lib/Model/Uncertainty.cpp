@@ -3,9 +3,10 @@
 // Two sources of error, both in log terms (a spread is a share of the time):
 // the runs' own spread, pooled from the sizes measured more than once, and
 // the curve's, which is zero at a measured size and grows with the distance
-// to the sizes around it (docs/model.md, "Intervals"). Where the measured
-// sizes show the curve bending one way, the interval also reaches the
-// neighbouring segments' lines (bendBound).
+// to the sizes around it (docs/model.md, "Intervals"). Every interval is
+// centred on its own point (from the kept, fastest runs), so the point lies
+// inside it. Where the measured sizes show the curve bending one way, the
+// interval also reaches the neighbouring segments' lines (bendBound).
 //
 //===----------------------------------------------------------------------===//
 
@@ -163,12 +164,11 @@ double logSigma(detail::SizePoints Centres, llvm::ArrayRef<unsigned> Runs,
   return std::sqrt(Variance);
 }
 
-Interval around(double LogCentre, double Sigma, double Quantile, double Point) {
+/// The interval around a point: centred on the point's own estimate, so
+/// the point lies strictly inside wherever the spread is not zero.
+Interval around(double Point, double Sigma, double Quantile) {
   double Half = Quantile * Sigma;
-  Interval Range{std::exp(LogCentre - Half), std::exp(LogCentre + Half)};
-  Range.Low = std::min(Range.Low, Point);
-  Range.High = std::max(Range.High, Point);
-  return Range;
+  return {Point * std::exp(-Half), Point * std::exp(Half)};
 }
 
 std::string formatMs(double Ms) {
@@ -307,17 +307,16 @@ std::string timeFallsProblem(const Analysis &A) {
 Interval predictedIterationRange(const Analysis &A, double BatchSize,
                                  bool OfMean) {
   double Point = predictedIterationMs(A, BatchSize);
-  if (A.TimeCentres.size() < 2 || !A.IterationMs)
+  if (A.TimeCentres.size() < 2 || A.TimePoints.size() < 2 || !A.IterationMs ||
+      !(Point > 0))
     return {Point, Point};
-  double Centre = detail::timeThroughPoints(
-      A.TimeCentres, BatchSize, std::max(0.0, A.IterationMs->Slope));
-  if (!(Centre > 0))
-    return {Point, Point};
+  // Centred on the point (the curve through the kept times): the runs'
+  // means would put a point from the fastest runs on the interval's edge.
   double Sigma = logSigma(A.TimeCentres, A.TimeRuns, A.Time, BatchSize, OfMean);
-  Interval Range = around(std::log(Centre), Sigma, A.Time.Quantile, Point);
+  Interval Range = around(Point, Sigma, A.Time.Quantile);
   // Where the curve bends, it may be anywhere between the chord and the
   // bound: the interval reaches the bound, widened by the runs' noise.
-  auto [Least, Most] = chordAndBend(A.TimeCentres, BatchSize, Centre);
+  auto [Least, Most] = chordAndBend(A.TimePoints, BatchSize, Point);
   double Noise =
       A.Time.Quantile * logSigma(A.TimeCentres, A.TimeRuns, A.Time, BatchSize,
                                  OfMean, /*NoiseOnly=*/true);
@@ -337,8 +336,7 @@ std::optional<Interval> measuredIterationRange(const Analysis &A,
     // measured size, where the curve adds nothing).
     double Sigma =
         A.Time.RunSigma * std::sqrt(1 + 1.0 / std::max(1u, A.TimeRuns[I]));
-    return around(std::log(A.TimeCentres[I].second), Sigma, A.Time.Quantile,
-                  Time->second);
+    return around(Time->second, Sigma, A.Time.Quantile);
   }
   return std::nullopt;
 }
@@ -350,7 +348,7 @@ Interval predictedPeakRange(const Analysis &A, int64_t BatchSize) {
   std::vector<unsigned> Once(A.MemoryPoints.size(), 1);
   double Sigma = logSigma(A.MemoryPoints, Once, A.Memory, double(BatchSize),
                           /*OfMean=*/false);
-  Interval Range = around(std::log(Point), Sigma, A.Memory.Quantile, Point);
+  Interval Range = around(Point, Sigma, A.Memory.Quantile);
   return {std::floor(Range.Low), std::ceil(Range.High)};
 }
 
@@ -365,9 +363,18 @@ std::optional<MeasuredGain> measuredGain(const Analysis &A, int64_t From,
   std::optional<size_t> F = Find(From), T = Find(To);
   if (!F || !T || From <= 0 || To <= 0)
     return std::nullopt;
+  // The kept times, as the point gain (gainRange) is from.
+  auto Kept = [&](int64_t Size) {
+    auto It = llvm::find_if(A.TimePoints,
+                            [&](const auto &P) { return P.first == Size; });
+    return It == A.TimePoints.end() ? 0.0 : It->second;
+  };
+  double FromMs = Kept(From), ToMs = Kept(To);
+  if (!(FromMs > 0) || !(ToMs > 0))
+    return std::nullopt;
   MeasuredGain Gain;
-  Gain.LogRatio = std::log(double(To) / double(From)) -
-                  std::log(A.TimeCentres[*T].second / A.TimeCentres[*F].second);
+  Gain.LogRatio =
+      std::log(double(To) / double(From)) - std::log(ToMs / FromMs);
   Gain.RunSigma = A.Time.RunSigma;
   Gain.Dof = A.Time.Dof;
   Gain.FromRuns = A.TimeRuns[*F];
@@ -377,11 +384,13 @@ std::optional<MeasuredGain> measuredGain(const Analysis &A, int64_t From,
 
 Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain) {
   if (From == To || From <= 0 || To <= 0 || A.TimeCentres.size() < 2 ||
-      !A.IterationMs)
+      A.TimePoints.size() < 2 || !A.IterationMs || !(1 + Gain > 0))
     return {Gain, Gain};
+  // The times the point Gain is from (the curve through the kept times):
+  // the interval is centred on the point, and the bends are theirs.
   double Slope = std::max(0.0, A.IterationMs->Slope);
-  double FromMs = detail::timeThroughPoints(A.TimeCentres, double(From), Slope);
-  double ToMs = detail::timeThroughPoints(A.TimeCentres, double(To), Slope);
+  double FromMs = detail::timeThroughPoints(A.TimePoints, double(From), Slope);
+  double ToMs = detail::timeThroughPoints(A.TimePoints, double(To), Slope);
   if (!(FromMs > 0) || !(ToMs > 0))
     return {Gain, Gain};
   // The two sizes share the measured means they are interpolated from and
@@ -392,15 +401,12 @@ Interval gainRange(const Analysis &A, int64_t From, int64_t To, double Gain) {
   double Sigma = std::sqrt(A.Time.RunSigma * A.Time.RunSigma *
                                meanVarianceShare(T, &F, A.TimeRuns) +
                            Curve * Curve);
-  double LogRatio =
-      std::log(double(To) / double(From)) - std::log(ToMs / FromMs);
-  Interval Range = around(LogRatio, Sigma, A.Time.Quantile, 1 + Gain);
+  Interval Range = around(1 + Gain, Sigma, A.Time.Quantile);
   // Where the curve bends at either size, its time may reach the bound
   // (predictedIterationRange): the gain's least with To's most and From's
   // least, its most the other way round.
-  auto [FromLeast, FromMost] =
-      chordAndBend(A.TimeCentres, double(From), FromMs);
-  auto [ToLeast, ToMost] = chordAndBend(A.TimeCentres, double(To), ToMs);
+  auto [FromLeast, FromMost] = chordAndBend(A.TimePoints, double(From), FromMs);
+  auto [ToLeast, ToMost] = chordAndBend(A.TimePoints, double(To), ToMs);
   double Noise = A.Time.Quantile * A.Time.RunSigma *
                  std::sqrt(meanVarianceShare(T, &F, A.TimeRuns));
   double Sizes = std::log(double(To) / double(From));

@@ -1654,9 +1654,9 @@ TEST(MeasureTest, SettlingRoundsThatOutgrowTheirShareStop) {
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   ScriptedProgram Program("settle-futile");
   // flatPast16, but every run at 16 after its first takes 4.5 ms: no run
-  // confirms its fastest (four runs, 2 x --timing-runs), and the mean of its
-  // runs puts the gain's centre below 5% while the fastest still says
-  // 11.1%. More runs would narrow the interval about that centre only.
+  // confirms its fastest (four runs, 2 x --timing-runs), and the runs
+  // spread so widely that more of them would not narrow the interval about
+  // the fastest runs' 11.1% past 5%.
   std::string Order;
   writeSettlingProgram(
       Program,
@@ -1667,11 +1667,11 @@ TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(Order, "8 16 32 8 16 32 16 16 ") << Program.Progress;
-  // The runs' means: e^(ln(16 / (3.6 x 1.25^(3/4))) - ln(8 / (2 x 1.04^(1/2))))
-  // = 0.9585, the interval's centre: sqrt(0.822 x 1.118).
+  // Centred on the fastest runs' 16 / 3.6 over 8 / 2 = 1.1111:
+  // sqrt(0.953 x 1.296).
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: the decision stays unsure: 16 is predicted to "
-                "train 11.1% faster than 8, 90% interval -17.8% to 11.8%, "
+                "train 11.1% faster than 8, 90% interval -4.7% to 29.6%, "
                 "which reaches below the min gain 5.0%; 4 more timing runs at "
                 "each size would not narrow the interval past the min gain\n"),
             std::string::npos)
@@ -1691,12 +1691,14 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
   // of the best, in multiples of 4, is 12 (2.8 ms on the line from 8 to 16:
   // 7.1% over 8), between measured sizes, and no measured size is surely
   // 5% faster (16: 3.3% to 19%): 12's interval is 2.8% to 14.6%. 12 is
-  // measured (2.7 ms, 11.1% over 8), its interval from one run 3.9% to 24%;
-  // one round is planned: ln(1.1359) - 2.015 x 0.0311 x sqrt(1/3 + 1/2) =
-  // 0.0702 >= ln(1.05). The round (8 first) gives 8 a third run, and then
-  // 32 is surely 5% faster than 8: 12.0% (the fastest runs), its interval
-  // about the runs' means, 11.2%: e^(ln(1.11226) -+ 2.015 x 0.028979 x
-  // sqrt(1/3 + 1/2)), from 5.45%. The surest measured size is suggested.
+  // measured (2.7 ms, 11.1% over 8, the fastest runs' 12 / 2.7 over
+  // 8 / 2), its interval 1.6% to 21.5%. One round would leave ln(1.1111) -
+  // 2.015 x 0.0311 x sqrt(1/3 + 1/2) = 0.0481 below ln(1.05); two are
+  // planned: ln(1.1111) - 1.895 x 0.0311 x sqrt(1/4 + 1/3) = 0.0603. Then
+  // 8 has four runs and 12 three; the spread, pooled over 7 degrees of
+  // freedom, is ln(1.045) x sqrt(8/21) = 0.027168, and 12 is surely 5%
+  // faster than 8: e^(ln(1.1111) - 1.895 x 0.027168 x sqrt(1/4 + 1/3)) - 1
+  // = 6.83%.
   std::string Order;
   auto Base = [](int64_t Size) {
     return Size == 8 ? 2.0 : Size == 12 ? 2.7 : Size == 16 ? 3.6 : 7.14;
@@ -1709,7 +1711,7 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
       Order);
   auto M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
-  EXPECT_EQ(Order, "8 16 32 8 16 32 12 8 12 ") << Program.Progress;
+  EXPECT_EQ(Order, "8 16 32 8 16 32 12 8 12 12 8 ") << Program.Progress;
   EXPECT_NE(Program.Progress.find(
                 "skyline-check: settling the decision: 12 is predicted to "
                 "train 7.1% faster than 8, 90% interval 2.8% to 14.6%"),
@@ -1725,10 +1727,10 @@ TEST(MeasureTest, AnUnsurePickBetweenTheSizesIsMeasuredFirst) {
   Model.RoundTo = 4;
   Analysis A = analyze(*M, 8, Model);
   ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason << "\n" << Program.Progress;
-  EXPECT_EQ(A.Suggested->BatchSize, 32);
+  EXPECT_EQ(A.Suggested->BatchSize, 12);
   EXPECT_NEAR(A.Suggested->GainRange.Low,
-              std::exp(std::log(1.11226) -
-                       2.015 * 0.028979 * std::sqrt(1.0 / 3 + 1.0 / 2)) -
+              std::exp(std::log(1.11111) -
+                       1.895 * 0.027168 * std::sqrt(1.0 / 4 + 1.0 / 3)) -
                   1,
               1e-4);
 }
@@ -1786,11 +1788,11 @@ TEST(MeasureTest, ASettlingRoundThatFailsEndsSettlingWithWhatWasMeasured) {
   // The first test's program, the third run at 16 (settling's) killed by
   // SIGSEGV: a program that fails now and then. Its problem is kept, the
   // round ends, and what was measured decides: 16's two runs, and 8's
-  // third (2.0 ms). The runs' means put the gain at 1.1111 x
-  // 1.04^(1/3 - 1/2) = 1.10388; their spread, pooled over 4 degrees of
-  // freedom (8: 0.001025, 16 and 32: 0.000769 each), is 0.02531; the
-  // gain's low end e^(ln(1.10388) - 2.132 x 0.02531 x sqrt(1/3 + 1/2)) - 1
-  // = 5.08% clears 5%.
+  // third (2.0 ms). The fastest runs put the gain at 16 / 3.6 over 8 / 2
+  // = 1.1111; the runs' spread, pooled over 4 degrees of freedom (8:
+  // 0.001025, 16 and 32: 0.000769 each), is 0.02531; the gain's low end
+  // e^(ln(1.1111) - 2.132 x 0.02531 x sqrt(1/3 + 1/2)) - 1 = 5.77% clears
+  // 5%.
   ScriptedProgram Program("settle-round-fails");
   std::string Order;
   writeSettlingProgram(Program, flatPast16, Order);
@@ -1819,7 +1821,7 @@ TEST(MeasureTest, ASettlingRoundThatFailsEndsSettlingWithWhatWasMeasured) {
   ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
   EXPECT_EQ(A.Suggested->BatchSize, 16);
   EXPECT_NEAR(A.Suggested->GainRange.Low,
-              std::exp(std::log(1.10388) -
+              std::exp(std::log(1.11111) -
                        2.132 * 0.025314 * std::sqrt(1.0 / 3 + 1.0 / 2)) -
                   1,
               1e-4);
@@ -1850,7 +1852,7 @@ TEST(MeasureTest, ABudgetSpentInASettlingRoundEndsIt) {
   EXPECT_EQ(M->Runs[1].TimingRunMedians.size(), 2u);
   Analysis A = analyze(*M, 8, ModelOptions{});
   ASSERT_TRUE(A.Suggested) << A.NoSuggestionReason;
-  EXPECT_NEAR(A.Suggested->GainRange.Low, 0.0508, 1e-4);
+  EXPECT_NEAR(A.Suggested->GainRange.Low, 0.0577, 1e-4);
 }
 
 TEST(MeasureTest, SettlingPlansTheFewestRoundsThatWouldClearTheMinGain) {

@@ -352,8 +352,9 @@ TEST(RunReportTest, OwnBatchSizeSaysWhatOneSizeGivesAndWhyNoMore) {
       "measured at the program's own batch size, 24 (observed: the first "
       "dimension of what 'model' (/src/train.cpp:11) returned each "
       "iteration):\n"
-      // exp(mean ln(ms) +- 2.920 x 0.0477 x sqrt(4/3)); 24,000 / each.
-      "  iteration 4.00 ms (3.57..4.93), 6000.0 samples/s (4869.7..6715.5), "
+      // Around the kept 4.0 ms: 4.0 e^-+(2.920 x 0.0477 x sqrt(4/3));
+      // 24,000 / each.
+      "  iteration 4.00 ms (3.41..4.70), 6000.0 samples/s (5109.3..7046.0), "
       "peak memory 977 KiB (90% intervals of a new run)\n"
       "other batch sizes were not predicted: the program's batch size is not "
       "a constant skyline-check can change, so only its own size ran; name "
@@ -381,12 +382,12 @@ TEST(RunReportTest, WhatIfSaysWhetherItFits) {
   // 2 + 0.1 x 48 = 6.8 ms; 48 / 6.8 ms = 7058.8 samples/s; 1e6 + 5000 x 48.
   // The interval: the runs 5.7, 5.2 at 32 and 8.9, 8.4 at 64 spread by
   // sigma² = (ln(5.7/5.2)² + ln(8.9/8.4)²) / 4 = 0.00294 (2 degrees of
-  // freedom, t 2.920); centred between the geometric means 5.444 and 8.646,
-  // 7.045 ms; a new run's variance sigma² (1 + 1/8 + 1/8) plus the prior
-  // curvature's (0.1 ln 1.5 ln 0.75)²: 7.045 e^-+(2.920 x 0.0617).
+  // freedom, t 2.920); centred on the point, 6.8 ms; a new run's variance
+  // sigma² (1 + 1/8 + 1/8) plus the prior curvature's
+  // (0.1 ln 1.5 ln 0.75)²: 6.8 e^-+(2.920 x 0.0618).
   EXPECT_EQ(OS.str(),
-            "what if batch size 48: iteration 6.80 ms (5.88..8.44), 7058.8 "
-            "samples/s (5688.7..8159.5), peak memory 1.18 MiB (1.17 MiB..1.20 "
+            "what if batch size 48: iteration 6.80 ms (5.68..8.14), 7058.8 "
+            "samples/s (5894.0..8453.9), peak memory 1.18 MiB (1.17 MiB..1.20 "
             "MiB) (fits)\n");
 
   // A tiny iteration keeps three significant digits: times 0.0672 and
