@@ -56,6 +56,11 @@ struct CommandLineOptions {
   std::string Html;               // --html=FILE
   std::vector<int64_t> WhatIfBatchSizes;
   std::string FromReport; // answer from a saved report; no build, no runs
+  /// --bundle=DIR: instrument and build, then write what the runs need into
+  /// DIR instead of running them (Bundle.h).
+  std::string Bundle;
+  /// --from-runs=DIR: the runs skyline-measure made of a bundle; no build.
+  std::string FromRuns;
   std::string Baseline;   // gate against this report
   GateOptions Gate;
   std::string ConfigFile; // the .skyline.yaml the defaults came from

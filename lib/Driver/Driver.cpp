@@ -3,8 +3,10 @@
 #include "skyline/Driver.h"
 
 #include "skyline/Build.h"
+#include "skyline/Bundle.h"
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
+#include "skyline/FileHash.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
 #include "skyline/FrontendCache.h"
@@ -148,6 +150,8 @@ std::vector<InputPath> givenInputs(const CommandLineOptions &Options) {
     Inputs.push_back({"source", Source});
   if (!Options.FromReport.empty())
     Inputs.push_back({"--from-report file", Options.FromReport});
+  if (!Options.FromRuns.empty())
+    Inputs.push_back({"--from-runs file", bundleRunsPath(Options.FromRuns)});
   if (!Options.Baseline.empty())
     Inputs.push_back({"--baseline file", Options.Baseline});
   if (!Options.ConfigFile.empty())
@@ -265,6 +269,89 @@ bool needsWholeBatches(const ProgramModel &Program) {
   });
 }
 
+/// The sweep's options: the command line's, with what the model and the
+/// rules decide.
+MeasureOptions sweepOptions(const CommandLineOptions &Options,
+                            const ProgramModel &Model,
+                            const std::string &WorkDir) {
+  MeasureOptions Measure = Options.Measure;
+  Measure.WorkDir = WorkDir;
+  Measure.WholeBatchesOnly = needsWholeBatches(Model);
+  Measure.RoundTo = Options.Rules.Model.RoundTo;
+  Measure.ThroughputSlack = Options.Rules.Model.ThroughputSlack;
+  Measure.MinGain = Options.Rules.Model.MinGain;
+  return Measure;
+}
+
+/// skyline-measure, beside this skyline-check; empty where it is not.
+std::string measureBinary() {
+  std::string Self = llvm::sys::fs::getMainExecutable(
+      "skyline-check", reinterpret_cast<void *>(&measureBinary));
+  llvm::SmallString<256> Beside(llvm::sys::path::parent_path(Self));
+  llvm::sys::path::append(Beside, "skyline-measure");
+  return llvm::sys::fs::can_execute(Beside) ? Beside.str().str() : "";
+}
+
+/// --bundle: instrument and build as a measured run does, then write what
+/// the runs need into the bundle instead of running them (Bundle.h).
+llvm::Error writeMeasureBundle(const CommandLineOptions &Options,
+                               const ProgramModel &Model,
+                               const clang::tooling::CompilationDatabase &DB,
+                               const ProgramSources &Sources,
+                               std::unique_ptr<PreambleBuild> Preamble,
+                               DiagnosticPrinter &ErrPrinter) {
+  std::string WorkDir = defaultWorkDir(Options);
+  auto Program = instrumentProgram(Model, WorkDir);
+  if (!Program)
+    return Program.takeError();
+  for (const std::string &Note : Program->Notes)
+    ErrPrinter.printPlain(DiagLevel::Remark, Note);
+  BuildOptions Build{WorkDir,           Options.TorchDir,
+                     Options.BuildPath, Options.LinkArgs,
+                     Sources.Target,    Sources.NoTargetReason};
+  ProjectFlags Flags = projectFlags(DB, Model, *Program);
+  auto Built = buildProgram(*Program, Flags, Build, llvm::errs());
+  if (!Built)
+    return Built.takeError();
+  if (Preamble)
+    llvm::consumeError(Preamble->finish());
+  MeasurePlan Plan;
+  Plan.SkylineVersion = SKYLINE_VERSION;
+  Plan.DeclaredBatchSize = Model.BatchSize ? Model.BatchSize->Value : 0;
+  Plan.Options = sweepOptions(Options, Model, "");
+  // The runs start where a local sweep's would, where the node sees it.
+  llvm::SmallString<256> RunDir(Plan.Options.RunDir);
+  if (RunDir.empty())
+    llvm::sys::fs::current_path(RunDir);
+  llvm::sys::fs::make_absolute(RunDir);
+  Plan.Options.RunDir = RunDir.str().str();
+  Plan.Program = Model;
+  Plan.Key = measurementKey(DB, Model, Built->TorchDir, Options.Measure.Device);
+  Plan.BuildSeconds = Built->Seconds;
+  llvm::SmallString<256> Dir(Options.Bundle);
+  llvm::sys::fs::make_absolute(Dir);
+  std::string Measure = measureBinary();
+  auto Notes = writeBundle(
+      Dir, {*Program, Flags, Built->Executable, Measure, std::move(Plan)});
+  if (!Notes)
+    return Notes.takeError();
+  for (const std::string &Note : *Notes)
+    ErrPrinter.printPlain(DiagLevel::Note, Note);
+  if (Measure.empty())
+    ErrPrinter.printPlain(DiagLevel::Warning,
+                          "no skyline-measure beside skyline-check: the "
+                          "bundle holds none (build the skyline-measure "
+                          "target, or run one built on the node)");
+  std::string Run = Measure.empty()
+                        ? "skyline-measure " + Dir.str().str()
+                        : (Dir + "/bin/skyline-measure " + Dir).str();
+  llvm::errs() << "skyline-check: measure bundle written to " << Dir
+               << "\nskyline-check: where the hardware is, run: " << Run
+               << "\nskyline-check: then here: skyline-check --from-runs="
+               << Dir << " " << llvm::join(Options.Sources, " ") << "\n";
+  return llvm::Error::success();
+}
+
 /// Instrument, build and measure; the static model is already printed.
 llvm::Expected<SavedReport>
 runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
@@ -294,12 +381,7 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
                             llvm::toString(std::move(E)) +
                                 "; the next run parses the program whole");
 
-  MeasureOptions Measure = Options.Measure;
-  Measure.WorkDir = WorkDir;
-  Measure.WholeBatchesOnly = needsWholeBatches(Model);
-  Measure.RoundTo = Options.Rules.Model.RoundTo;
-  Measure.ThroughputSlack = Options.Rules.Model.ThroughputSlack;
-  Measure.MinGain = Options.Rules.Model.MinGain;
+  MeasureOptions Measure = sweepOptions(Options, Model, WorkDir);
   // No batch size literal: 0, the program's own size (Sweep.h).
   auto Measured = measureForGate(Built->Executable,
                                  Model.BatchSize ? Model.BatchSize->Value : 0,
@@ -642,6 +724,54 @@ int concludeAnalysis(const CommandLineOptions &Options, SavedReport &Report,
   return gateExitStatus(Options, Verdict, ErrPrinter);
 }
 
+/// --from-runs: the runs skyline-measure made of a bundle, as a report of
+/// this program. They belong to it where every source named is one it
+/// measured and no file of it changed since --bundle; their layers and
+/// setup statements are named from its instrumented copy, made again.
+llvm::Expected<SavedReport> readBundleRuns(const CommandLineOptions &Options) {
+  std::string Path = bundleRunsPath(Options.FromRuns);
+  if (!llvm::sys::fs::exists(Path))
+    return llvm::createStringError(
+        std::errc::no_such_file_or_directory,
+        "--from-runs=%s: no runs.yaml there; run skyline-measure %s where "
+        "the hardware is first (docs/cluster.md)",
+        Options.FromRuns.c_str(), Options.FromRuns.c_str());
+  auto Saved = readReport(Path, "runs file");
+  if (!Saved)
+    return Saved.takeError();
+  const ProgramModel &Program = Saved->Program;
+  for (const std::string &Source : Options.Sources) {
+    llvm::sys::fs::UniqueID Given, Described;
+    bool Known = false;
+    if (!llvm::sys::fs::getUniqueID(Source, Given))
+      for (const std::string &File : Program.Sources)
+        Known = Known || (!llvm::sys::fs::getUniqueID(File, Described) &&
+                          Described == Given);
+    if (!Known)
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "'%s' is not a source of the program the runs in '%s' measured "
+          "(%s); bundle this program with --bundle=DIR",
+          Source.c_str(), Path.c_str(),
+          llvm::join(Program.Sources, ", ").c_str());
+  }
+  for (const auto &[File, Digest] : Program.FileSha256)
+    if (sha256OfFile(File) != Digest)
+      return llvm::createStringError(
+          std::errc::invalid_argument,
+          "'%s' changed since it was bundled: the runs in '%s' measured its "
+          "earlier text; bundle and measure again (--bundle=DIR, then "
+          "skyline-measure DIR)",
+          File.c_str(), Path.c_str());
+  auto Copy = instrumentProgram(Program, defaultWorkDir(Options));
+  if (!Copy)
+    return Copy.takeError();
+  nameLayers(Saved->Measured, Copy->Scopes, Program);
+  nameObservedCall(Saved->Measured, Copy->Scopes);
+  nameSetupStatements(Saved->Measured, Copy->SetupStatements);
+  return Saved;
+}
+
 llvm::Expected<std::optional<SavedReport>>
 loadBaseline(const CommandLineOptions &Options) {
   if (Options.Baseline.empty())
@@ -685,6 +815,9 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
   if (llvm::Error E =
           checkOutputPaths(requestedOutputs(Options), givenInputs(Options)))
     return Fail(std::move(E));
+  if (!Options.Bundle.empty())
+    if (llvm::Error E = checkBundleDirectory(Options.Bundle))
+      return Fail(std::move(E));
   auto Baseline = loadBaseline(Options);
   if (!Baseline)
     return Fail(Baseline.takeError());
@@ -709,6 +842,16 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
       return Fail(std::move(E));
     if (llvm::Error E = lockWorkDirectory(defaultWorkDir(Options)))
       return Fail(std::move(E));
+  }
+  if (!Options.FromRuns.empty()) {
+    auto Saved = readBundleRuns(Options);
+    if (!Saved)
+      return Fail(Saved.takeError());
+    if (llvm::Error E = checkOutputsAgainstProgram(Options, Saved->Program))
+      return Fail(std::move(E));
+    showProgramModel(Options, Saved->Program, Display, Out);
+    return concludeAnalysis(Options, *Saved, BaselineReport, Display, Out,
+                            ErrPrinter);
   }
   ProgramSources Sources = programSources(Options, Display, ErrPrinter);
   auto Setup = loadCompilationSetup(Options.BuildPath, Options.ExtraArgs,
@@ -777,6 +920,13 @@ int runSkylineCheck(const CommandLineOptions &Options, llvm::raw_ostream &Out,
 
   showProgramModel(Options, *Model, Display, Out);
   noteNoBatchSize(*Model, Options, ErrPrinter);
+  if (!Options.Bundle.empty()) {
+    if (llvm::Error E =
+            writeMeasureBundle(Options, *Model, *Setup->Database, Sources,
+                               std::move(Preamble), ErrPrinter))
+      return Fail(std::move(E));
+    return ExitSuccess;
+  }
   auto Report =
       runDynamicPhase(Options, *Model, *Setup->Database, Sources,
                       BaselineReport, std::move(Preamble), ErrPrinter);

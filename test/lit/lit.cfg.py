@@ -22,6 +22,7 @@ config.environment["SKYLINE_CACHE_DIR"] = os.path.join(config.test_exec_root,
 
 mock = os.path.join(config.test_source_root, "Inputs", "mock")
 config.substitutions.append(("%skyline-check", os.path.join(config.skyline_tools_dir, "skyline-check")))
+config.substitutions.append(("%skyline-measure", os.path.join(config.skyline_tools_dir, "skyline-measure")))
 config.substitutions.append(("%mock-flags", "-std=c++17 -isystem " + mock))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%src_root", config.skyline_src_root))

@@ -276,12 +276,25 @@ llvm::Error storeOptions(const std::vector<OptionGroup> &Table,
   return llvm::Error::success();
 }
 
-/// What --analyze-only cannot go with: it measures nothing.
+/// What cannot go together: --analyze-only measures nothing, --bundle
+/// measures elsewhere, and one answer comes from one set of measurements.
 llvm::Error checkAnalyzeOnly(const std::vector<OptionGroup> &Table,
                              const po::variables_map &Values,
                              const CommandLineOptions &Options) {
+  if (!Options.Bundle.empty() &&
+      (!Options.FromReport.empty() || !Options.FromRuns.empty()))
+    return usageError("--bundle writes what the runs need; it cannot go "
+                      "with --from-report or --from-runs");
+  if (!Options.FromRuns.empty() && !Options.FromReport.empty())
+    return usageError("--from-runs and --from-report each name the "
+                      "measurements; give one");
   if (!Options.AnalyzeOnly)
     return llvm::Error::success();
+  if (!Options.Bundle.empty() || !Options.FromRuns.empty())
+    return usageError(
+        std::string(Options.Bundle.empty() ? "--from-runs" : "--bundle") +
+        " is about measurements; it cannot go with "
+        "--analyze-only");
   if (!Options.FromReport.empty())
     return usageError("--from-report answers from measurements; it cannot "
                       "go with --analyze-only");
@@ -329,9 +342,11 @@ ParsedCommandLine parseCommandLine(int Argc, const char *const *Argv) {
   Options.ConfigFile = ConfigFile;
   Options.ConfigNotes = std::move(ConfigNotes);
   // Without an input no other option is worth checking.
-  const po::variable_value &FromReport = Values["from-report"];
-  if (Options.Sources.empty() &&
-      (FromReport.empty() || FromReport.as<std::string>().empty()))
+  auto Given = [&](const char *Name) {
+    const po::variable_value &Value = Values[Name];
+    return !Value.empty() && !Value.as<std::string>().empty();
+  };
+  if (Options.Sources.empty() && !Given("from-report") && !Given("from-runs"))
     return UsageError{"no source files given"};
   if (llvm::Error E = storeOptions(Table, Values, Options))
     return usageErrorOf(std::move(E));

@@ -535,6 +535,15 @@ OptionGroup outputOptions() {
                "answer from a saved --report: no build and no runs; sources "
                "are optional",
                field(&CommandLineOptions::FromReport)),
+          text("bundle", "DIR",
+               "instrument and build, then write what the runs need into "
+               "DIR and stop: skyline-measure DIR runs them where the "
+               "hardware is (docs/cluster.md)",
+               field(&CommandLineOptions::Bundle)),
+          text("from-runs", "DIR",
+               "answer from the runs skyline-measure made of a --bundle "
+               "DIR: no build and no runs here; sources are optional",
+               field(&CommandLineOptions::FromRuns)),
           text("baseline", "FILE",
                "gate against an earlier --report: exit 3 on a regression "
                "(docs/ci.md)",

@@ -1,0 +1,241 @@
+//===- Bundle.cpp - A measure bundle: the runs without LLVM ---------------===//
+
+#include "skyline/Bundle.h"
+
+#include "skyline/Config.h"
+#include "skyline/RuntimeCache.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace skyline {
+
+namespace fs = llvm::sys::fs;
+namespace path = llvm::sys::path;
+
+namespace {
+
+/// CMake's quoting of Text, relative to the bundle's root where Relative.
+std::string cmakeString(llvm::StringRef Text, bool Relative = false) {
+  std::string Out = Relative ? "\"${CMAKE_CURRENT_SOURCE_DIR}/../" : "\"";
+  for (char C : Text) {
+    if (C == '"' || C == '\\' || C == '$')
+      Out += '\\';
+    Out += C;
+  }
+  return Out + "\"";
+}
+
+/// Path inside the mirror as the bundle's src/..., else none.
+std::optional<std::string> inBundle(llvm::StringRef Path,
+                                    llvm::StringRef MirrorRoot) {
+  if (Path == MirrorRoot)
+    return std::string("src");
+  if (!Path.starts_with(MirrorRoot) ||
+      !path::is_separator(Path[MirrorRoot.size()]))
+    return std::nullopt;
+  return "src" + Path.drop_front(MirrorRoot.size()).str();
+}
+
+/// A definition the user's build got from its LibTorch's CMake targets: the
+/// node's LibTorch gives its own (a CPU-only one none of these).
+bool fromLibTorch(llvm::StringRef Definition) {
+  static constexpr llvm::StringLiteral Torch[] = {
+      "USE_C10D_GLOO",   "USE_C10D_NCCL", "USE_C10D_MPI", "USE_C10D_UCC",
+      "USE_DISTRIBUTED", "USE_NVSHMEM",   "USE_RPC",      "USE_TENSORPIPE"};
+  return llvm::is_contained(Torch, Definition);
+}
+
+void listLine(llvm::raw_ostream &Out, const std::string &Item) {
+  Out << "\n  " << Item;
+}
+
+llvm::Error copyTree(llvm::StringRef From, llvm::StringRef To) {
+  std::error_code EC;
+  for (fs::recursive_directory_iterator It(From, EC), End; It != End && !EC;
+       It.increment(EC)) {
+    llvm::SmallString<256> Target(To);
+    path::append(Target, llvm::StringRef(It->path()).drop_front(From.size()));
+    if (It->type() == fs::file_type::directory_file) {
+      if ((EC = fs::create_directories(Target)))
+        break;
+      continue;
+    }
+    if ((EC = fs::create_directories(path::parent_path(Target))) ||
+        (EC = fs::copy_file(It->path(), Target)))
+      return llvm::createStringError(EC, "cannot copy '%s' to '%s': %s",
+                                     It->path().c_str(), Target.c_str(),
+                                     EC.message().c_str());
+  }
+  if (EC)
+    return llvm::createStringError(EC, "cannot copy '%s' to '%s': %s",
+                                   From.str().c_str(), To.str().c_str(),
+                                   EC.message().c_str());
+  return llvm::Error::success();
+}
+
+llvm::Error copyOne(llvm::StringRef From, llvm::StringRef To,
+                    bool Executable = false) {
+  if (std::error_code EC = fs::create_directories(path::parent_path(To)))
+    return llvm::createStringError(EC, "cannot create '%s': %s",
+                                   path::parent_path(To).str().c_str(),
+                                   EC.message().c_str());
+  if (std::error_code EC = fs::copy_file(From, To))
+    return llvm::createStringError(EC, "cannot copy '%s' to '%s': %s",
+                                   From.str().c_str(), To.str().c_str(),
+                                   EC.message().c_str());
+  if (Executable)
+    fs::setPermissions(To, fs::perms::all_read | fs::perms::all_exe |
+                               fs::perms::owner_write);
+  return llvm::Error::success();
+}
+
+llvm::Error writeText(llvm::StringRef Path, llvm::StringRef Text) {
+  std::error_code EC;
+  llvm::raw_fd_ostream Out(Path, EC);
+  if (!EC) {
+    Out << Text;
+    Out.close();
+    EC = Out.error();
+  }
+  if (EC)
+    return llvm::createStringError(EC, "cannot write '%s': %s",
+                                   Path.str().c_str(), EC.message().c_str());
+  return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error checkBundleDirectory(llvm::StringRef Dir) {
+  if (!fs::exists(Dir) || fs::exists(bundlePlanPath(Dir)))
+    return llvm::Error::success();
+  if (!fs::is_directory(Dir))
+    return llvm::createStringError(
+        std::errc::not_a_directory,
+        "--bundle=%s: not a directory; name a new or empty directory",
+        Dir.str().c_str());
+  std::error_code EC;
+  if (fs::directory_iterator(Dir, EC) != fs::directory_iterator() || EC)
+    return llvm::createStringError(
+        std::errc::directory_not_empty,
+        "--bundle=%s: the directory holds other files and no bundle; name a "
+        "new or empty directory (nothing in it was changed)",
+        Dir.str().c_str());
+  return llvm::Error::success();
+}
+
+std::string bundleProjectText(const InstrumentedProgram &Program,
+                              const ProjectFlags &Flags,
+                              std::vector<std::string> &Notes) {
+  std::string Text;
+  llvm::raw_string_ostream Out(Text);
+  Out << "# Generated by skyline-check --bundle: the instrumented program,\n"
+      << "# built against the LibTorch of the machine that runs it.\n"
+      << "cmake_minimum_required(VERSION 3.18)\n"
+      << "project(skyline_instrumented CXX)\n"
+      << "find_package(Torch REQUIRED)\n"
+      << "add_executable(skyline_instrumented";
+  for (const std::string &Source : Program.Sources)
+    if (auto Inside = inBundle(Source, Program.MirrorRoot))
+      listLine(Out, cmakeString(*Inside, true));
+  for (const char *Runtime : runtimeSources())
+    listLine(Out, cmakeString(std::string("runtime/") + Runtime, true));
+  Out << ")\n";
+  Out << "target_include_directories(skyline_instrumented BEFORE PRIVATE";
+  std::vector<std::string> Left, Listed;
+  auto Include = [&](const std::string &Dir) {
+    if (!llvm::is_contained(Listed, Dir))
+      Listed.push_back(Dir);
+  };
+  for (const std::string &Dir : Flags.MirrorIncludes)
+    if (auto Inside = inBundle(Dir, Program.MirrorRoot))
+      Include(*Inside);
+  Include("src");
+  for (const std::string &Dir : Flags.Includes)
+    if (auto Inside = inBundle(Dir, Program.MirrorRoot))
+      Include(*Inside);
+    else
+      Left.push_back(Dir);
+  for (const std::string &Dir : Listed)
+    listLine(Out, cmakeString(Dir, true));
+  Out << ")\n";
+  Out << "target_include_directories(skyline_instrumented PRIVATE "
+      << cmakeString("include", true) << ")\n";
+  std::vector<std::string> Definitions;
+  llvm::copy_if(Flags.Definitions, std::back_inserter(Definitions),
+                [](const std::string &D) { return !fromLibTorch(D); });
+  if (!Definitions.empty()) {
+    Out << "target_compile_definitions(skyline_instrumented PRIVATE";
+    for (const std::string &Definition : Definitions)
+      listLine(Out, cmakeString(Definition));
+    Out << ")\n";
+  }
+  for (const auto &[Source, Options] : Flags.SourceOptions) {
+    auto Inside = inBundle(Source, Program.MirrorRoot);
+    if (Options.empty() || !Inside)
+      continue;
+    Out << "set_source_files_properties(" << cmakeString(*Inside, true)
+        << " PROPERTIES COMPILE_FLAGS " << cmakeString(llvm::join(Options, " "))
+        << ")\n";
+  }
+  Out << "target_compile_options(skyline_instrumented PRIVATE -include "
+         "skyline/runtime/Runtime.h)\n"
+      << "target_link_libraries(skyline_instrumented \"${TORCH_LIBRARIES}\" "
+         "${CMAKE_DL_LIBS})\n"
+      << "if(TORCH_CUDA_LIBRARIES)\n"
+      << "  target_compile_definitions(skyline_instrumented PRIVATE "
+         "SKYLINE_WITH_CUDA)\n"
+      << "endif()\n"
+      << "set_target_properties(skyline_instrumented PROPERTIES CXX_STANDARD "
+      << Flags.Standard << ")\n";
+  // LibTorch's own directories are the node's; others the sources'
+  // machine had are not in the bundle.
+  if (!Left.empty())
+    Notes.push_back("the bundle's build leaves out include directories "
+                    "outside the program's sources: " +
+                    llvm::join(Left, ", "));
+  return Text;
+}
+
+llvm::Expected<std::vector<std::string>> writeBundle(llvm::StringRef Dir,
+                                                     const BundleInput &Input) {
+  if (llvm::Error E = checkBundleDirectory(Dir))
+    return std::move(E);
+  auto At = [&](const llvm::Twine &Part) { return (Dir + "/" + Part).str(); };
+  for (const char *Part :
+       {"src", "runtime", "include", "project", "prebuilt", "bin", "runs"})
+    fs::remove_directories(At(Part));
+  fs::remove(bundleRunsPath(Dir));
+  std::vector<std::string> Notes;
+  std::string Project = bundleProjectText(Input.Program, Input.Flags, Notes);
+  if (llvm::Error E = copyTree(Input.Program.MirrorRoot, At("src")))
+    return std::move(E);
+  for (const char *Runtime : runtimeSources())
+    if (llvm::Error E =
+            copyOne(std::string(SKYLINE_RUNTIME_SOURCE_DIR) + "/" + Runtime,
+                    At(llvm::Twine("runtime/") + Runtime)))
+      return std::move(E);
+  if (llvm::Error E =
+          copyTree(std::string(SKYLINE_INCLUDE_DIR) + "/skyline/runtime",
+                   At("include/skyline/runtime")))
+    return std::move(E);
+  if (llvm::Error E =
+          copyOne(Input.Executable, At("prebuilt/skyline_instrumented"), true))
+    return std::move(E);
+  if (!Input.MeasureBinary.empty())
+    if (llvm::Error E =
+            copyOne(Input.MeasureBinary, At("bin/skyline-measure"), true))
+      return std::move(E);
+  fs::create_directories(At("project"));
+  if (llvm::Error E = writeText(At("project/CMakeLists.txt"), Project))
+    return std::move(E);
+  if (llvm::Error E =
+          writeText(bundlePlanPath(Dir), measurePlanToYAML(Input.Plan)))
+    return std::move(E);
+  return Notes;
+}
+
+} // namespace skyline
