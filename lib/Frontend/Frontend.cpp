@@ -18,6 +18,7 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Basic/DiagnosticLex.h"
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -57,6 +58,7 @@ struct Collected {
   std::vector<BatchSizeSite> ByName; // the last resort: findBatchSizesByName
   std::vector<OptionDefault> OptionDefaults; // of every source
   std::optional<BatchSizeSite> Named;
+  unsigned Analyzed = 0; // translation units whose AST was read
 };
 
 std::optional<BatchSizeSite>
@@ -149,8 +151,10 @@ public:
   }
 
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    if (Ctx.getDiagnostics().hasErrorOccurred())
+    if (Ctx.getDiagnostics().hasErrorOccurred() &&
+        !Options.AcceptCompileErrors)
       return;
+    ++Out.Analyzed;
     Ctx.setTraversalScope(UserDecls);
     TUContext TU(Ctx);
     Out.Modules.push_back(findModules(TU));
@@ -188,6 +192,14 @@ public:
         CI.getSourceManager(), Out.Files, Out.SystemFiles));
     // Read by ExecuteAction, after this: AnalysisConsumer says which.
     CI.getFrontendOpts().SkipFunctionBodies = true;
+    if (Options.AcceptCompileErrors) {
+      // A header of another machine is skipped, not the end of the parse:
+      // after a fatal error clang instantiates no template, and a module
+      // holder's constructor is one. No error limit, for the same reason.
+      CI.getDiagnostics().setSeverity(diag::err_pp_file_not_found,
+                                      diag::Severity::Error, SourceLocation());
+      CI.getDiagnostics().setErrorLimit(0);
+    }
     return std::make_unique<AnalysisConsumer>(CI, Out, Options);
   }
 
@@ -598,6 +610,65 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   return Model;
 }
 
+/// Clang's diagnostics, printed as they come, with the errors counted and
+/// the first kept: the warning of a model read from code with errors names
+/// it.
+class ErrorRecorder : public DiagnosticConsumer {
+public:
+  ErrorRecorder(DiagnosticConsumer &Printer, llvm::raw_ostream &Stream)
+      : Printer(Printer), Stream(Stream) {}
+  void BeginSourceFile(const LangOptions &LangOpts,
+                       const Preprocessor *PP) override {
+    Printer.BeginSourceFile(LangOpts, PP);
+  }
+  void EndSourceFile() override { Printer.EndSourceFile(); }
+  void finish() override { Printer.finish(); }
+  void HandleDiagnostic(DiagnosticsEngine::Level Level,
+                        const Diagnostic &Info) override {
+    DiagnosticConsumer::HandleDiagnostic(Level, Info);
+    // Past the first errors (a missing header's hundreds), only the count:
+    // a note goes with the diagnostic it is attached to.
+    if (Level >= DiagnosticsEngine::Error) {
+      Shown = getNumErrors() <= ShownErrors;
+      if (getNumErrors() == ShownErrors + 1)
+        Stream << "skyline-check: note: errors past the first "
+               << ShownErrors << " are not shown\n";
+    }
+    if (Shown || Level == DiagnosticsEngine::Warning ||
+        Level == DiagnosticsEngine::Remark)
+      Printer.HandleDiagnostic(Level, Info);
+    if (Level < DiagnosticsEngine::Error || !First.empty())
+      return;
+    llvm::SmallString<128> Message;
+    Info.FormatDiagnostic(Message);
+    First = Message.str().str();
+    if (Info.hasSourceManager() && Info.getLocation().isValid()) {
+      PresumedLoc At =
+          Info.getSourceManager().getPresumedLoc(Info.getLocation());
+      if (At.isValid())
+        First = std::string(At.getFilename()) + ":" +
+                std::to_string(At.getLine()) + ": " + First;
+    }
+  }
+  const std::string &first() const { return First; }
+
+private:
+  static constexpr unsigned ShownErrors = 20; // clang's own -ferror-limit
+  DiagnosticConsumer &Printer;
+  llvm::raw_ostream &Stream;
+  std::string First;
+  bool Shown = true;
+};
+
+std::string compileErrorsWarning(const ErrorRecorder &Errors) {
+  unsigned Count = Errors.getNumErrors();
+  return "the program does not compile here (" + std::to_string(Count) +
+         " error" + (Count == 1 ? "" : "s") + ", the first at " +
+         Errors.first() +
+         "): the model holds what clang could read, and facts in the code it "
+         "could not may be missing";
+}
+
 tooling::ArgumentsAdjuster gccOnlyFlagRemover() {
   return [](const tooling::CommandLineArguments &Args, llvm::StringRef) {
     static const char *const GccOnlyPrefixes[] = {
@@ -701,12 +772,20 @@ analyzeProgram(const tooling::CompilationDatabase &DB,
   auto DiagOpts = llvm::makeIntrusiveRefCnt<DiagnosticOptions>();
   DiagOpts->ShowColors = false;
   TextDiagnosticPrinter Printer(Stream, DiagOpts.get());
-  Tool.setDiagnosticConsumer(&Printer);
+  ErrorRecorder Errors(Printer, Stream);
+  Tool.setDiagnosticConsumer(&Errors);
   Tool.setPrintErrorMessage(false);
 
   Collected In;
   AnalysisActionFactory Factory(In, Options);
-  if (int Status = Tool.run(&Factory))
+  int Status = Tool.run(&Factory);
+  if (Options.CompileErrorsSeen)
+    *Options.CompileErrorsSeen = Errors.getNumErrors();
+  // Each source's AST read, errors or not: the model is what clang saw.
+  bool ReadDespiteErrors = Status == 1 && Options.AcceptCompileErrors &&
+                           Errors.getNumErrors() > 0 &&
+                           In.Analyzed >= Tool.getSourcePaths().size();
+  if (Status && !ReadDespiteErrors)
     return llvm::createStringError(
         std::errc::invalid_argument,
         Status == 1 ? "the program does not compile; fix the errors above, or "
@@ -715,7 +794,10 @@ analyzeProgram(const tooling::CompilationDatabase &DB,
   if (Options.SystemFilesRead)
     Options.SystemFilesRead->assign(In.SystemFiles.begin(),
                                     In.SystemFiles.end());
-  return merge(In, Sources, Options);
+  ProgramModel Model = merge(In, Sources, Options);
+  if (ReadDespiteErrors)
+    Model.Warnings.insert(Model.Warnings.begin(), compileErrorsWarning(Errors));
+  return Model;
 }
 
 std::optional<FrontendCommand>
