@@ -59,12 +59,13 @@ std::optional<BatchSizeKind> parseBatchSizeKind(const std::string &Name);
 enum class BatchSizeRole { Train, Eval, Unknown };
 const char *batchSizeRoleName(BatchSizeRole Role);
 
-/// One step from a use of the batch size back to its declaration.
+/// One step from a use of the batch size back to its declaration, worded as
+/// a note at File:Line:Column ("passed as 'batch_size' to train() here").
 struct UseStep {
-  std::string
-      Description; // "make_data_loader argument", "initializer of kBatchSize"
+  std::string Description;
   std::string File;
   unsigned Line = 0;
+  unsigned Column = 0; // 0: none known (a step named on the command line)
 };
 
 /// A batch size resolved to the literal that should change.

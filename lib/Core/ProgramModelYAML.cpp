@@ -57,6 +57,8 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
     Out << YAML::Key << "step" << YAML::Value << Step.Description;
     Out << YAML::Key << "file" << YAML::Value << Step.File;
     Out << YAML::Key << "line" << YAML::Value << Step.Line;
+    if (Step.Column)
+      Out << YAML::Key << "column" << YAML::Value << Step.Column;
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq << YAML::EndMap;
@@ -175,9 +177,9 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
     Site.OverrideEdits.push_back(
         {readSpan(Edit), get<std::string>(Edit, "text")});
   for (const YAML::Node &Step : Node["chain"])
-    Site.Chain.push_back({get<std::string>(Step, "step"),
-                          get<std::string>(Step, "file"),
-                          get<unsigned>(Step, "line")});
+    Site.Chain.push_back(
+        {get<std::string>(Step, "step"), get<std::string>(Step, "file"),
+         get<unsigned>(Step, "line"), get<unsigned>(Step, "column", 0)});
   return Site;
 }
 

@@ -2,9 +2,9 @@
 //
 // Starts from the places a batch size is used (make_data_loader's argument,
 // DataLoaderOptions::batch_size, the first dimension of tensors made in the
-// training loop, the stride of a loop that batches by hand), traces each back
-// to its literal, and tells the training batch size from test and evaluation
-// ones by the loop the loader feeds.
+// training loop, the stride or the batch index of a loop that batches by
+// hand), traces each back to its literal, and tells the training batch size
+// from test and evaluation ones by the loops the loader's batches reach.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,22 +57,37 @@ public:
   BatchSizeFinder(const TUContext &TU, const LoopFindings &Loops)
       : TU(TU), Loops(Loops), Tracer(TU) {}
 
-  std::vector<BatchSizeSite> run() {
+  BatchSizeFindings run() {
     findDataLoaders();
     findTensorDimensions();
     findLoopStrides();
+    findBatchIndexSlices();
     findBatchSizeArguments();
-    return std::move(Sites);
+    findCallsIntoOtherSources();
+    return std::move(Found);
   }
 
 private:
+  /// Keeps Site, used at Use: the function that runs the use decides
+  /// whether it counts.
+  void add(BatchSizeSite Site, const Stmt *Use) {
+    FoundBatchSize F;
+    F.Site = std::move(Site);
+    if (const FunctionDecl *In = TU.enclosingFunction(Use)) {
+      F.UsedIn = functionKey(In);
+      F.UsedInName = In->getQualifiedNameAsString();
+    }
+    Found.Sites.push_back(std::move(F));
+  }
+
   void findDataLoaders() {
     auto MakeLoader =
         callExpr(
             callee(functionDecl(hasName("::torch::data::make_data_loader"))))
             .bind("n");
     for (const CallExpr *Call : TU.findAll<CallExpr>(MakeLoader))
-      addLoader(Call, {Call->getArgs(), Call->getNumArgs()});
+      addLoader(Call, {Call->getArgs(), Call->getNumArgs()},
+                "make_data_loader()");
     // A loader built without make_data_loader (a wrapper of the program's
     // own): std::make_unique<StatelessDataLoader<...>>(ds, sampler, options).
     auto LoaderClass =
@@ -89,11 +104,13 @@ private:
       if (Spec && Spec->getTemplateArgs().size() >= 1 &&
           Spec->getTemplateArgs()[0].getKind() == TemplateArgument::Type &&
           isDataLoaderClass(Spec->getTemplateArgs()[0].getAsType()))
-        addLoader(Call, {Call->getArgs(), Call->getNumArgs()});
+        addLoader(Call, {Call->getArgs(), Call->getNumArgs()},
+                  "the data loader");
     }
     for (const auto *Construct : TU.findAll<CXXConstructExpr>(
              cxxConstructExpr(hasType(LoaderClass)).bind("n")))
-      addLoader(Construct, {Construct->getArgs(), Construct->getNumArgs()});
+      addLoader(Construct, {Construct->getArgs(), Construct->getNumArgs()},
+                "the data loader");
   }
 
   static bool isDataLoaderClass(QualType T) {
@@ -107,12 +124,14 @@ private:
 
   /// One loader made from Args: (dataset, options) or (dataset, sampler,
   /// options); a bare number converts to DataLoaderOptions(batch_size).
-  void addLoader(const Expr *Loader, llvm::ArrayRef<const Expr *> Args) {
+  void addLoader(const Expr *Loader, llvm::ArrayRef<const Expr *> Args,
+                 llvm::StringRef Made) {
     for (unsigned I = 1; I < Args.size(); ++I) {
       const Expr *Arg = Args[I];
       if (isa<CXXDefaultArgExpr>(Arg))
         continue;
-      std::vector<UseStep> Chain{step("batch size of make_data_loader", Arg)};
+      std::vector<UseStep> Chain{
+          step("given to " + Made.str() + " as the batch size here", Arg)};
       std::optional<BatchSizeSite> Site;
       if (const Expr *Bare = bareBatchSize(Arg))
         Site = Tracer.trace(Bare, Chain);
@@ -126,10 +145,9 @@ private:
         Site->Name = "make_data_loader";
       assignLoaderRole(*Site, Loader, Args[0]);
       if (!Args[0]->getBeginLoc().isMacroID() &&
-          !Args[0]->getEndLoc().isMacroID() &&
-          !isa<CXXDefaultArgExpr>(Args[0]))
+          !Args[0]->getEndLoc().isMacroID() && !isa<CXXDefaultArgExpr>(Args[0]))
         Site->DatasetArgument = TU.spanOf(Args[0]->getSourceRange());
-      Sites.push_back(std::move(*Site));
+      add(std::move(*Site), Loader);
       break;
     }
   }
@@ -172,9 +190,11 @@ private:
       const CXXMethodDecl *Method = Call->getMethodDecl();
       if (Method && Method->getName() == "batch_size" &&
           Call->getNumArgs() == 1) {
-        Chain.push_back(step("DataLoaderOptions::batch_size", Call->getArg(0)));
+        Chain.push_back(step("set by DataLoaderOptions::batch_size() here",
+                             Call->getArg(0)));
         auto Site = Tracer.trace(Call->getArg(0), Chain);
-        if (Site && Site->Kind == BatchSizeKind::LiteralArgument) {
+        if (Site && Site->Kind == BatchSizeKind::LiteralArgument &&
+            Site->Chain.size() == Chain.size()) {
           Site->Kind = BatchSizeKind::OptionsBuilder;
           Site->Name = "DataLoaderOptions::batch_size";
         }
@@ -187,9 +207,10 @@ private:
           Construct->getArg(0)->getType()->isIntegerType() &&
           !isa<CXXDefaultArgExpr>(Construct->getArg(0))) {
         Chain.push_back(
-            step("DataLoaderOptions constructor", Construct->getArg(0)));
+            step("given to DataLoaderOptions() here", Construct->getArg(0)));
         auto Site = Tracer.trace(Construct->getArg(0), Chain);
-        if (Site && Site->Kind == BatchSizeKind::LiteralArgument) {
+        if (Site && Site->Kind == BatchSizeKind::LiteralArgument &&
+            Site->Chain.size() == Chain.size()) {
           Site->Kind = BatchSizeKind::OptionsBuilder;
           Site->Name = "DataLoaderOptions";
         }
@@ -210,7 +231,7 @@ private:
           if (auto Site = traceOptions(Setter, Chain, Depth + 1))
             return Site;
       if (Var->getInit()) {
-        Chain.push_back(step("initializer of '" + Var->getNameAsString() + "'",
+        Chain.push_back(step("stored in '" + Var->getNameAsString() + "' here",
                              Var->getInit()));
         return traceOptions(Var->getInit(), Chain, Depth + 1);
       }
@@ -228,14 +249,17 @@ private:
                 "::at::ones", "::at::empty", "::at::full", "::at::randint"))))
             .bind("n");
     for (const CallExpr *Call : TU.findAll<CallExpr>(Factory)) {
-      if (!Loops.isTrainingContext(TU, Call))
-        continue;
       const Expr *First = firstDimension(Call);
       if (!First)
         continue;
       std::string Callee = Call->getDirectCallee()->getQualifiedNameAsString();
-      std::vector<UseStep> Chain{step(
-          "first dimension of " + Callee + " in the training loop", First)};
+      if (!Loops.isTrainingContext(TU, Call)) {
+        addDimensionParameter(First, Callee);
+        continue;
+      }
+      std::vector<UseStep> Chain{
+          step("first dimension of " + Callee + "() in the training loop here",
+               First)};
       auto Site = Tracer.trace(First, Chain);
       if (!Site || isOneElementTensor(Call, *Site))
         continue;
@@ -243,7 +267,57 @@ private:
         Site->Name = Callee;
       Site->Role = BatchSizeRole::Train;
       Site->Confidence = TensorConfidence;
-      Sites.push_back(std::move(*Site));
+      add(std::move(*Site), Call);
+    }
+  }
+
+  /// A tensor outside any training loop of this source whose first
+  /// dimension is a parameter of its function: a training loop in another
+  /// source may call the function with the batch size.
+  void addDimensionParameter(const Expr *First, llvm::StringRef Callee) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(stripValueWrappers(First));
+    const auto *Param = Ref ? dyn_cast<ParmVarDecl>(Ref->getDecl()) : nullptr;
+    const auto *Function =
+        Param ? dyn_cast<FunctionDecl>(Param->getDeclContext()) : nullptr;
+    if (!Function || !Param->getType()->isIntegerType())
+      return;
+    Found.DimensionParameters.push_back(
+        {functionKey(Function), Param->getFunctionScopeIndex(),
+         step("first dimension of " + Callee.str() + "() here", First)});
+  }
+
+  /// The training loop's calls of the program's functions that another
+  /// source defines (`utils::generate_xy(n_batch, ...)`): each integer
+  /// argument is a batch size if that source makes a tensor's first
+  /// dimension of the parameter.
+  void findCallsIntoOtherSources() {
+    for (const CallExpr *Call : TU.findAll<CallExpr>(callExpr().bind("n"))) {
+      const FunctionDecl *Callee = Call->getDirectCallee();
+      if (!Callee || Callee->isDefined() ||
+          !TU.isUserCode(Callee->getLocation()) ||
+          !Loops.isTrainingContext(TU, Call))
+        continue;
+      for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
+           ++I) {
+        const Expr *Arg = Call->getArg(I);
+        if (isa<CXXDefaultArgExpr>(Arg) || !Arg->getType()->isIntegerType())
+          continue;
+        std::string Param = Callee->getParamDecl(I)->getNameAsString();
+        std::vector<UseStep> Chain{step("passed as '" + Param + "' to " +
+                                            Callee->getQualifiedNameAsString() +
+                                            "() here",
+                                        Arg)};
+        auto Site = Tracer.trace(Arg, Chain);
+        if (!Site)
+          continue;
+        if (Site->Name.empty())
+          Site->Name = Param;
+        Site->Role = BatchSizeRole::Train;
+        Site->Confidence = TensorConfidence;
+        add(std::move(*Site), Call);
+        Found.Sites.back().Callee = functionKey(Callee);
+        Found.Sites.back().ParamIndex = I;
+      }
     }
   }
 
@@ -254,21 +328,15 @@ private:
   /// by the sequence length (`ids.narrow(1, i, sequence_length)`): no batch
   /// size.
   void findLoopStrides() {
-    // In source order: the set's own order changes from run to run.
-    std::vector<const Stmt *> InOrder(Loops.TrainingLoopStmts.begin(),
-                                      Loops.TrainingLoopStmts.end());
-    llvm::sort(InOrder, [&](const Stmt *A, const Stmt *B) {
-      return TU.SM.isBeforeInTranslationUnit(A->getBeginLoc(),
-                                             B->getBeginLoc());
-    });
-    for (const Stmt *Loop : InOrder) {
+    for (const Stmt *Loop : trainingLoopsInOrder()) {
       const auto *For = dyn_cast<ForStmt>(Loop);
       if (!For)
         continue;
       auto [Counter, Stride] = loopStride(For->getInc());
       if (!Stride)
         continue;
-      std::vector<UseStep> Chain{step("stride of the training loop", Stride)};
+      std::vector<UseStep> Chain{
+          step("stride of the training loop here", Stride)};
       auto Site = Tracer.trace(Stride, Chain);
       if (!Site || Site->Value <= 1)
         continue;
@@ -279,8 +347,179 @@ private:
         Site->Name = "stride";
       Site->Role = BatchSizeRole::Train;
       Site->Confidence = TensorConfidence;
-      Sites.push_back(std::move(*Site));
+      add(std::move(*Site), For);
     }
+  }
+
+  /// A training loop that counts batches and slices each by hand:
+  /// `x.slice(0, batch_size * b, batch_size * (b + 1))`, a start of
+  /// `(step * batch_size) % n`, directly or through a local
+  /// (`int i_min = batch_size * b;`), with b the loop's counter; or
+  /// `narrow(0, start, batch_size)` with a start that the counter moves.
+  void findBatchIndexSlices() {
+    for (const Stmt *Loop : trainingLoopsInOrder()) {
+      llvm::SmallVector<const ValueDecl *, 2> Counters;
+      const Stmt *Body = nullptr;
+      if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+        if (const auto *Init = dyn_cast_or_null<DeclStmt>(For->getInit()))
+          for (const Decl *D : Init->decls())
+            if (const auto *Var = dyn_cast<VarDecl>(D))
+              Counters.push_back(Var);
+        Body = For->getBody();
+      } else if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop)) {
+        Counters.push_back(Range->getLoopVariable());
+        Body = Range->getBody();
+      }
+      for (const ValueDecl *Counter : Counters)
+        if (Counter->getType()->isIntegerType() &&
+            addBatchIndexSlice(Body, Counter, Loop))
+          break;
+    }
+  }
+
+  /// The batch size of the first slice in S that one tells: the factor of
+  /// Counter in its start, or the length of a narrow() that Counter moves.
+  bool addBatchIndexSlice(const Stmt *S, const ValueDecl *Counter,
+                          const Stmt *Loop) {
+    std::optional<BatchSizeSite> Site;
+    forEachRowSlice(S, [&](const CXXMemberCallExpr *Call) {
+      if (Site)
+        return;
+      const Expr *Start = Call->getArg(1);
+      std::string From = TU.textOf(Start->getSourceRange());
+      std::string Method = Call->getMethodDecl()->getNameAsString();
+      std::string Batch = "'" + Counter->getNameAsString() + "'";
+      // The rows taken, where they are written: narrow()'s length, the
+      // `start + n` end of a slice(); else the factor of the counter.
+      const Expr *Length = nullptr;
+      if (Call->getNumArgs() >= 3 && movesWith(Start, Counter, 0))
+        Length = Method == "narrow" ? Call->getArg(2)
+                                    : addedTo(Call->getArg(2), Start);
+      if (Length) {
+        std::vector<UseStep> Chain{step("rows " + Method + "() takes from '" +
+                                            From + "', which " + Batch +
+                                            " moves, in the training loop here",
+                                        Length)};
+        Site = Tracer.trace(Length, Chain);
+      } else if (const Expr *Factor = batchFactor(Start, Counter, 0)) {
+        std::vector<UseStep> Chain{
+            step("batch " + Batch + " sliced from row '" + From + "' by " +
+                     Method + "() in the training loop here",
+                 Start)};
+        Site = Tracer.trace(Factor, Chain);
+      }
+      if (Site && Site->Value <= 1)
+        Site.reset();
+      if (Site && Site->Name.empty())
+        Site->Name = Method;
+    });
+    if (!Site)
+      return false;
+    Site->Role = BatchSizeRole::Train;
+    Site->Confidence = TensorConfidence;
+    add(std::move(*Site), Loop);
+    return true;
+  }
+
+  /// Calls Visit with each `slice(0, start, ...)` or `narrow(0, start, ...)`
+  /// in S.
+  template <typename VisitT>
+  void forEachRowSlice(const Stmt *S, VisitT &&Visit) const {
+    if (!S)
+      return;
+    if (const auto *Call = dyn_cast<CXXMemberCallExpr>(S)) {
+      const CXXMethodDecl *Method = Call->getMethodDecl();
+      Expr::EvalResult Dimension;
+      if (Method && Method->getIdentifier() &&
+          llvm::is_contained({"slice", "narrow"}, Method->getName()) &&
+          Call->getNumArgs() >= 2 &&
+          Call->getArg(0)->EvaluateAsInt(Dimension, TU.Ctx) &&
+          Dimension.Val.getInt() == 0)
+        Visit(Call);
+    }
+    for (const Stmt *Child : S->children())
+      forEachRowSlice(Child, Visit);
+  }
+
+  /// The other factor of `factor * counter` (either order) in E, through
+  /// sums, remainders and a local that holds them; null otherwise.
+  static const Expr *batchFactor(const Expr *E, const ValueDecl *Counter,
+                                 int Depth) {
+    E = stripValueWrappers(E);
+    if (const VarDecl *Var = localHolder(E, Counter)) {
+      return Depth < 2 ? batchFactor(Var->getInit(), Counter, Depth + 1)
+                       : nullptr;
+    }
+    const auto *Binary = dyn_cast<BinaryOperator>(E);
+    if (!Binary)
+      return nullptr;
+    const Expr *L = Binary->getLHS(), *R = Binary->getRHS();
+    if (Binary->getOpcode() == BO_Mul) {
+      if (isCounter(L, Counter) && !refersTo(R, Counter))
+        return R;
+      if (isCounter(R, Counter) && !refersTo(L, Counter))
+        return L;
+      return nullptr;
+    }
+    if (!llvm::is_contained({BO_Add, BO_Sub, BO_Rem}, Binary->getOpcode()))
+      return nullptr;
+    if (const Expr *Factor = batchFactor(L, Counter, Depth))
+      return Factor;
+    return batchFactor(R, Counter, Depth);
+  }
+
+  /// X of an End written `Start + X` or `X + Start`; null otherwise.
+  static const Expr *addedTo(const Expr *End, const Expr *Start) {
+    const auto *Sum = dyn_cast<BinaryOperator>(stripValueWrappers(End));
+    if (!Sum || Sum->getOpcode() != BO_Add)
+      return nullptr;
+    const ValueDecl *From = referencedDecl(Start);
+    if (!From)
+      return nullptr;
+    if (referencedDecl(Sum->getLHS()) == From)
+      return Sum->getRHS();
+    if (referencedDecl(Sum->getRHS()) == From)
+      return Sum->getLHS();
+    return nullptr;
+  }
+
+  /// Whether E changes with Counter, directly or through a local.
+  static bool movesWith(const Expr *E, const ValueDecl *Counter, int Depth) {
+    if (!E)
+      return false;
+    if (refersTo(E, Counter))
+      return true;
+    if (const VarDecl *Var = localHolder(stripValueWrappers(E), Counter))
+      return Depth < 2 && movesWith(Var->getInit(), Counter, Depth + 1);
+    return false;
+  }
+
+  /// The local E names that holds a value computed in the function (not
+  /// the counter, nor a parameter).
+  static const VarDecl *localHolder(const Expr *E, const ValueDecl *Counter) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(E);
+    const auto *Var = Ref ? dyn_cast<VarDecl>(Ref->getDecl()) : nullptr;
+    if (!Var || Var == Counter || isa<ParmVarDecl>(Var) ||
+        !Var->hasLocalStorage() || !Var->getInit())
+      return nullptr;
+    return Var;
+  }
+
+  static bool isCounter(const Expr *E, const ValueDecl *Counter) {
+    const auto *Ref = dyn_cast<DeclRefExpr>(stripValueWrappers(E));
+    return Ref && Ref->getDecl() == Counter;
+  }
+
+  /// The training loops, in source order: the set's own order changes from
+  /// run to run.
+  std::vector<const Stmt *> trainingLoopsInOrder() const {
+    std::vector<const Stmt *> InOrder(Loops.TrainingLoopStmts.begin(),
+                                      Loops.TrainingLoopStmts.end());
+    llvm::sort(InOrder, [&](const Stmt *A, const Stmt *B) {
+      return TU.SM.isBeforeInTranslationUnit(A->getBeginLoc(),
+                                             B->getBeginLoc());
+    });
+    return InOrder;
   }
 
   /// The loop's variable and what `i += s` or `i = i + s` adds to it;
@@ -346,17 +585,17 @@ private:
             !looksLikeBatchSize(Param->getName()) ||
             isa<CXXDefaultArgExpr>(Args[I]))
           continue;
-        std::vector<UseStep> Chain{step("argument '" +
-                                            Param->getNameAsString() + "' of " +
-                                            Callee->getQualifiedNameAsString(),
-                                        Args[I])};
+        std::vector<UseStep> Chain{
+            step("passed as '" + Param->getNameAsString() + "' to " +
+                     Callee->getQualifiedNameAsString() + "() here",
+                 Args[I])};
         auto Site = Tracer.trace(Args[I], Chain);
         if (!Site)
           continue;
         if (Site->Name.empty())
           Site->Name = Param->getNameAsString();
         assignLoaderRole(*Site, Call, Args[I]);
-        Sites.push_back(std::move(*Site));
+        add(std::move(*Site), Call);
       }
     };
     for (const CallExpr *Call : TU.findAll<CallExpr>(callExpr().bind("n")))
@@ -402,10 +641,12 @@ private:
     llvm::SmallVector<const ValueDecl *, 2> Loaders;
     loaderVariables(MakeLoader, Loaders, 0);
     std::optional<BatchSizeRole> Role;
-    for (const ValueDecl *Loader : Loaders)
+    for (const ValueDecl *Loader : Loaders) {
+      Visited.clear();
       if (auto LoopRole = roleFromLoops(Loader, 0);
           LoopRole && Role != BatchSizeRole::Train)
         Role = LoopRole;
+    }
     if (Role) {
       Site.Role = *Role;
       Site.Confidence = LoopConfidence;
@@ -469,60 +710,126 @@ private:
     }
   }
 
-  /// The role of the loops that iterate over the loader variable, following
-  /// it into the functions it is passed to.
+  /// The role of the loops that take the loader's batches: a loop over it
+  /// or over what it yields (`loader.batches()`), a loop whose condition
+  /// reads it, a loop that indexes it (`batches[i]`); followed into the
+  /// variables made from it (`auto b = to_device(loader.batches())`) and
+  /// the functions it is passed to. Train as soon as one such loop trains;
+  /// Eval when only other loops take them.
   std::optional<BatchSizeRole> roleFromLoops(const ValueDecl *Loader,
                                              int Depth) {
-    if (Depth > 3)
+    if (Depth > 4 || !Visited.insert(Loader).second)
       return std::nullopt;
     std::optional<BatchSizeRole> Role;
-    for (const auto *Loop :
-         TU.findAll<CXXForRangeStmt>(cxxForRangeStmt().bind("n"))) {
-      if (referencedDecl(Loop->getRangeInit()) != Loader)
-        continue;
-      if (Loops.TrainingLoopStmts.contains(Loop) ||
-          Loops.isTrainingContext(TU, Loop))
-        return BatchSizeRole::Train;
+    auto Took = [&](const Stmt *Loop) {
+      if (trains(Loop))
+        return true;
       Role = BatchSizeRole::Eval;
-    }
+      return false;
+    };
+    const AllLoops &All = allLoops();
+    for (const CXXForRangeStmt *Loop : All.RangeFors)
+      if (refersTo(Loop->getRangeInit(), Loader) && Took(Loop))
+        return BatchSizeRole::Train;
     // A loader of the program's own, `while (loader(batch))`, or a tensor
     // sliced per iteration, `for (i = 0; i < ids.size(1); ...)`: a training
     // loop whose condition reads it says train; another says nothing (an
     // iterator walked by hand is no evaluation).
-    for (const Stmt *Loop : TU.findAll<Stmt>(
-             stmt(anyOf(forStmt(), whileStmt(), doStmt())).bind("n"))) {
-      const Expr *Cond = nullptr;
-      if (const auto *For = dyn_cast<ForStmt>(Loop))
-        Cond = For->getCond();
-      else if (const auto *While = dyn_cast<WhileStmt>(Loop))
-        Cond = While->getCond();
-      else
-        Cond = cast<DoStmt>(Loop)->getCond();
-      if (Cond && refersTo(Cond, Loader) &&
-          (Loops.TrainingLoopStmts.contains(Loop) ||
-           Loops.isTrainingContext(TU, Loop)))
+    for (const Stmt *Loop : All.Others)
+      if (refersTo(loopCondition(Loop), Loader) && trains(Loop))
         return BatchSizeRole::Train;
-    }
-    auto Calls = TU.findAll<CallExpr>(callExpr().bind("n"));
-    for (const CallExpr *Call : Calls) {
+    for (const Expr *Subscript : All.Subscripts)
+      if (referencedDecl(subscriptBase(Subscript)) == Loader)
+        if (const Stmt *Loop = TU.enclosingLoop(Subscript); Loop && Took(Loop))
+          return BatchSizeRole::Train;
+    auto Follow = [&](const ValueDecl *To) {
+      auto Inner = roleFromLoops(To, Depth + 1);
+      if (Inner && (!Role || *Inner == BatchSizeRole::Train))
+        Role = Inner;
+      return Inner == BatchSizeRole::Train;
+    };
+    for (const VarDecl *Made : All.Derived)
+      if (Made != Loader && refersTo(Made->getInit(), Loader) && Follow(Made))
+        return BatchSizeRole::Train;
+    for (const CallExpr *Call : All.Calls) {
       const FunctionDecl *Callee = Call->getDirectCallee();
-      if (!Callee || !TU.isUserCode(Callee->getLocation()))
+      const FunctionDecl *Definition =
+          Callee ? Callee->getDefinition() : nullptr;
+      if (!Definition || !TU.isUserCode(Definition->getLocation()))
         continue;
-      for (unsigned I = 0; I < Call->getNumArgs() && I < Callee->getNumParams();
-           ++I) {
-        if (referencedDecl(Call->getArg(I)) != Loader)
-          continue;
-        const FunctionDecl *Definition = Callee->getDefinition();
-        if (!Definition || I >= Definition->getNumParams())
-          continue;
-        auto Inner = roleFromLoops(Definition->getParamDecl(I), Depth + 1);
-        if (Inner == BatchSizeRole::Train)
-          return Inner;
-        if (Inner)
-          Role = Inner;
+      for (unsigned I = 0;
+           I < Call->getNumArgs() && I < Definition->getNumParams(); ++I) {
+        const Expr *Arg = Call->getArg(I);
+        bool Passed = referencedDecl(Arg) == Loader ||
+                      (!isArithmetic(Arg->getType()) && refersTo(Arg, Loader));
+        if (Passed && Follow(Definition->getParamDecl(I)))
+          return BatchSizeRole::Train;
       }
     }
     return Role;
+  }
+
+  /// Whether Loop trains: a training loop itself, or a loop around one in
+  /// the same function (a loader's loop that accumulates gradients over
+  /// micro-batches). An evaluation loop inside a training loop does not.
+  bool trains(const Stmt *Loop) const {
+    if (Loops.TrainingLoopStmts.contains(Loop))
+      return true;
+    for (const Stmt *Training : Loops.TrainingLoopStmts)
+      for (const Stmt *Outer = TU.enclosingLoop(Training); Outer;
+           Outer = TU.enclosingLoop(Outer))
+        if (Outer == Loop)
+          return true;
+    return false;
+  }
+
+  static bool isArithmetic(QualType T) {
+    T = T.getNonReferenceType();
+    return T->isArithmeticType() || T->isEnumeralType();
+  }
+
+  static const Expr *loopCondition(const Stmt *Loop) {
+    if (const auto *For = dyn_cast<ForStmt>(Loop))
+      return For->getCond();
+    if (const auto *While = dyn_cast<WhileStmt>(Loop))
+      return While->getCond();
+    return cast<DoStmt>(Loop)->getCond();
+  }
+
+  static const Expr *subscriptBase(const Expr *Subscript) {
+    if (const auto *Array = dyn_cast<ArraySubscriptExpr>(Subscript))
+      return Array->getBase();
+    return cast<CXXOperatorCallExpr>(Subscript)->getArg(0);
+  }
+
+  /// What roleFromLoops looks through, gathered once a translation unit.
+  struct AllLoops {
+    std::vector<const CXXForRangeStmt *> RangeFors;
+    std::vector<const Stmt *> Others; // for, while, do
+    std::vector<const Expr *> Subscripts;
+    std::vector<const VarDecl *> Derived; // locals of a class type, made
+    std::vector<const CallExpr *> Calls;
+  };
+
+  const AllLoops &allLoops() {
+    if (Gathered)
+      return *Gathered;
+    Gathered.emplace();
+    Gathered->RangeFors =
+        TU.findAll<CXXForRangeStmt>(cxxForRangeStmt().bind("n"));
+    Gathered->Others = TU.findAll<Stmt>(
+        stmt(anyOf(forStmt(), whileStmt(), doStmt())).bind("n"));
+    for (const Expr *E : TU.findAll<Expr>(
+             expr(anyOf(arraySubscriptExpr(),
+                        cxxOperatorCallExpr(hasOverloadedOperatorName("[]"))))
+                 .bind("n")))
+      Gathered->Subscripts.push_back(E);
+    for (const VarDecl *Var : TU.findAll<VarDecl>(varDecl().bind("n")))
+      if (Var->hasLocalStorage() && !isa<ParmVarDecl>(Var) && Var->getInit() &&
+          !isArithmetic(Var->getType()))
+        Gathered->Derived.push_back(Var);
+    Gathered->Calls = TU.findAll<CallExpr>(callExpr().bind("n"));
+    return *Gathered;
   }
 
   static bool refersTo(const Stmt *S, const ValueDecl *D) {
@@ -539,40 +846,30 @@ private:
 
   UseStep step(std::string Description, const Expr *At) const {
     return {std::move(Description), TU.fileOf(At->getBeginLoc()),
-            TU.lineOf(At->getBeginLoc())};
+            TU.lineOf(At->getBeginLoc()), TU.columnOf(At->getBeginLoc())};
   }
 
   const TUContext &TU;
   const LoopFindings &Loops;
   BatchSizeTracer Tracer;
-  std::vector<BatchSizeSite> Sites;
+  BatchSizeFindings Found;
+  std::optional<AllLoops> Gathered;
+  /// The loader variables roleFromLoops has followed for the current site.
+  llvm::DenseSet<const ValueDecl *> Visited;
 };
 
-} // namespace
-
-std::vector<BatchSizeSite> findBatchSizes(const TUContext &TU,
-                                          const LoopFindings &Loops) {
-  std::vector<BatchSizeSite> Sites = BatchSizeFinder(TU, Loops).run();
-  // A declaration's own name settles what the uses left open, and a test
-  // constant used by the training loader stays a training size.
-  for (BatchSizeSite &Site : Sites)
-    if (Site.Role == BatchSizeRole::Unknown) {
-      Site.Role = roleFromName(Site.Name);
-      if (Site.Role != BatchSizeRole::Unknown)
-        Site.Confidence = NameConfidence;
-    }
-  return Sites;
-}
-
+/// Integer variables and fields named like a batch size (batch_size,
+/// kBatchSize), each traced to its literal: the candidates listed when no
+/// use decides (a language model's batch_size feeds only its own code).
 std::vector<BatchSizeSite> findBatchSizesByName(const TUContext &TU) {
   BatchSizeTracer Tracer(TU);
   std::vector<BatchSizeSite> Sites;
   auto Add = [&](const ValueDecl *D, std::string Name) {
     if (!D->getType()->isIntegerType() || !looksLikeBatchSize(D->getName()))
       return;
-    std::vector<UseStep> Chain{{"named like a batch size, no use found",
-                                TU.fileOf(D->getLocation()),
-                                TU.lineOf(D->getLocation())}};
+    std::vector<UseStep> Chain{{NamedOnly.str(), TU.fileOf(D->getLocation()),
+                                TU.lineOf(D->getLocation()),
+                                TU.columnOf(D->getLocation())}};
     if (auto Site = Tracer.traceDecl(D, Chain)) {
       if (Site->Name.empty())
         Site->Name = std::move(Name);
@@ -590,10 +887,28 @@ std::vector<BatchSizeSite> findBatchSizesByName(const TUContext &TU) {
   return Sites;
 }
 
+} // namespace
+
+BatchSizeFindings findBatchSizes(const TUContext &TU,
+                                 const LoopFindings &Loops) {
+  BatchSizeFindings Found = BatchSizeFinder(TU, Loops).run();
+  // A declaration's own name settles what the uses left open, and a test
+  // constant used by the training loader stays a training size.
+  for (FoundBatchSize &F : Found.Sites)
+    if (F.Site.Role == BatchSizeRole::Unknown) {
+      F.Site.Role = roleFromName(F.Site.Name);
+      if (F.Site.Role != BatchSizeRole::Unknown)
+        F.Site.Confidence = NameConfidence;
+    }
+  Found.ByName = findBatchSizesByName(TU);
+  Found.Calls = findCalls(TU);
+  return Found;
+}
+
 std::optional<BatchSizeSite> findNamedBatchSize(const TUContext &TU,
                                                 llvm::StringRef Name) {
   BatchSizeTracer Tracer(TU);
-  std::vector<UseStep> Chain{{"named by --batch-size-var", "", 0}};
+  std::vector<UseStep> Chain{{"named by --batch-size-var", "", 0, 0}};
   auto Named = [&](const NamedDecl *D) {
     return D->getName() == Name || D->getQualifiedNameAsString() == Name;
   };

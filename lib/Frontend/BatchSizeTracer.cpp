@@ -198,7 +198,8 @@ BatchSizeTracer::constexprKeyword(const VarDecl *Var) const {
 
 UseStep BatchSizeTracer::step(std::string Description,
                               SourceLocation Loc) const {
-  return {std::move(Description), TU.fileOf(Loc), TU.lineOf(Loc)};
+  return {std::move(Description), TU.fileOf(Loc), TU.lineOf(Loc),
+          TU.columnOf(Loc)};
 }
 
 std::optional<BatchSizeSite>
@@ -233,8 +234,8 @@ BatchSizeTracer::literal(const Expr *E, std::vector<UseStep> &Chain) const {
     Site.Kind = BatchSizeKind::Macro;
     Site.Name =
         Lexer::getImmediateMacroName(Loc, TU.SM, TU.Ctx.getLangOpts()).str();
-    Chain.push_back(
-        step("definition of macro " + Site.Name, TU.SM.getSpellingLoc(Loc)));
+    Chain.push_back(step("macro '" + Site.Name + "' defined here",
+                         TU.SM.getSpellingLoc(Loc)));
   }
   Site.Chain = Chain;
   return Site;
@@ -302,8 +303,9 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
     if (!E->EvaluateAsInt(Result, TU.Ctx)) {
       // total / ranks with ranks known at run time: the literal that scales
       // it is the left operand's.
-      Chain.push_back(step("scaled as '" + TU.textOf(E->getSourceRange()) + "'",
-                           E->getBeginLoc()));
+      Chain.push_back(
+          step("scaled as '" + TU.textOf(E->getSourceRange()) + "' here",
+               E->getBeginLoc()));
       return traceAt(Binary->getLHS(), Chain, Depth + 1);
     }
     BatchSizeSite Site;
@@ -311,8 +313,9 @@ BatchSizeTracer::traceAt(const Expr *E, std::vector<UseStep> &Chain,
     Site.Literal = TU.spanOf(E->getSourceRange());
     Site.Kind = BatchSizeKind::Derived;
     Site.ListInitType = listInitType(TU.Ctx, E); // int b{kTotal / 4}
-    Chain.push_back(step("computed as '" + TU.textOf(E->getSourceRange()) + "'",
-                         E->getBeginLoc()));
+    Chain.push_back(
+        step("computed as '" + TU.textOf(E->getSourceRange()) + "' here",
+             E->getBeginLoc()));
     Site.Chain = Chain;
     return Site;
   }
@@ -328,7 +331,10 @@ BatchSizeTracer::traceVar(const VarDecl *Var, std::vector<UseStep> &Chain,
     return std::nullopt;
   std::string Name = Var->isStaticDataMember() ? Var->getQualifiedNameAsString()
                                                : Var->getNameAsString();
-  Chain.push_back(step("initializer of '" + Name + "'", Var->getLocation()));
+  Chain.push_back(
+      step((Var->isStaticDataMember() ? "static member '" : "variable '") +
+               Name + "' initialised here",
+           Var->getLocation()));
   std::optional<BatchSizeSite> Site;
   if (const Expr *Init = Var->getInit())
     Site = traceAt(Init, Chain, Depth + 1);
@@ -381,8 +387,9 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
         WithDefault = Redecl->getParamDecl(Index);
     if (!WithDefault)
       return std::nullopt;
-    Chain.push_back(step("default argument '" + WithDefault->getNameAsString() +
-                             "' of " + FunctionName,
+    Chain.push_back(step("default of parameter '" +
+                             WithDefault->getNameAsString() + "' of " +
+                             FunctionName + "() here",
                          WithDefault->getLocation()));
     auto Site = traceAt(WithDefault->getDefaultArg(), Chain, Depth + 1);
     if (Site && isLiteralKind(Site->Kind))
@@ -398,9 +405,9 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
     if (isa<CXXDefaultArgExpr>(Arg))
       return FromDefault();
     std::vector<UseStep> Branch = Chain;
-    Branch.push_back(step("argument '" + Param->getNameAsString() +
-                              "' of call to " + FunctionName,
-                          Caller->getBeginLoc()));
+    Branch.push_back(step("passed as '" + Param->getNameAsString() + "' to " +
+                              FunctionName + "() here",
+                          Arg->getBeginLoc()));
     if (auto Site = traceAt(Arg, Branch, Depth + 1)) {
       if (Site->Name.empty())
         Site->Name = Param->getNameAsString();
@@ -433,7 +440,7 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
   for (const BinaryOperator *Assign : Assignments) {
     std::vector<UseStep> Branch = Chain;
     Branch.push_back(
-        step("assignment to member '" + Name + "'", Assign->getBeginLoc()));
+        step("member '" + Name + "' assigned here", Assign->getBeginLoc()));
     if (auto Site =
             setWhere(traceAt(Assign->getRHS(), Branch, Depth + 1), Name)) {
       Chain = Branch;
@@ -446,18 +453,26 @@ BatchSizeTracer::traceField(const FieldDecl *Field, std::vector<UseStep> &Chain,
     return Site;
   if (Field->hasInClassInitializer()) {
     Chain.push_back(
-        step("default of member '" + Name + "'", Field->getLocation()));
+        step("default of member '" + Name + "' here", Field->getLocation()));
     return Named(traceAt(Field->getInClassInitializer(), Chain, Depth + 1));
   }
   // Set in a constructor's initializer list: Trainer(int bs = 32) : bs_(bs).
   for (const CXXCtorInitializer *Init : memberInitializers(Field)) {
     std::vector<UseStep> Branch = Chain;
-    Branch.push_back(step("initializer of member '" + Name + "'",
+    Branch.push_back(step("member '" + Name + "' initialised here",
                           Init->getSourceLocation()));
-    if (auto Site = Named(traceAt(Init->getInit(), Branch, Depth + 1))) {
-      Chain = Branch;
-      return Site;
-    }
+    size_t Steps = Branch.size();
+    auto Site = traceAt(Init->getInit(), Branch, Depth + 1);
+    if (!Site)
+      continue;
+    // A literal in the initializer is the member's default; one that came
+    // through a parameter (`Options(64)` for `: bs_(size)`) is the caller's.
+    if (Site->Chain.size() > Steps && Site->Name.empty())
+      Site->Name = Name;
+    else if (Site->Chain.size() <= Steps)
+      Site = Named(std::move(Site));
+    Chain = Branch;
+    return Site;
   }
   return std::nullopt;
 }
@@ -471,7 +486,7 @@ std::optional<BatchSizeSite> BatchSizeTracer::traceAggregateInit(
     if (!Init || !TU.isUserCode(List->getBeginLoc()))
       return std::nullopt;
     std::vector<UseStep> Branch = Chain;
-    Branch.push_back(step("aggregate initializer of member '" + Name + "'",
+    Branch.push_back(step("member '" + Name + "' initialised in braces here",
                           Init->getBeginLoc()));
     auto Site = setWhere(traceAt(Init, Branch, Depth + 1), Name);
     if (Site)
@@ -533,7 +548,7 @@ std::optional<BatchSizeSite> BatchSizeTracer::traceConfigFallback(
   std::vector<UseStep> Branch = Chain;
   Branch.push_back(step("fallback of " + Name.str() + "(" +
                             (Key.empty() ? "" : "'" + Key + "', ") +
-                            "...) where the configuration has no value",
+                            "...) here, where the configuration has no value",
                         Call->getBeginLoc()));
   auto Site = traceAt(Fallback, Branch, Depth + 1);
   if (!Site)
@@ -591,9 +606,9 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
         Index->getNumArgs() == 2)
       if (const auto *Key =
               dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)))) {
-        Chain.push_back(
-            step("command-line option '" + Key->getString().str() + "'",
-                 Call->getBeginLoc()));
+        Chain.push_back(step("read from command-line option '" +
+                                 Key->getString().str() + "' here",
+                             Call->getBeginLoc()));
         return traceOptionDefault(Key->getString(), Chain);
       }
     return std::nullopt;
@@ -608,7 +623,7 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
   if (Returns.size() != 1)
     return std::nullopt;
   Chain.push_back(
-      step("return value of " + Definition->getQualifiedNameAsString(),
+      step("returned by " + Definition->getQualifiedNameAsString() + "() here",
            Returns[0]->getBeginLoc()));
   return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
 }
@@ -647,9 +662,9 @@ std::vector<OptionDefault> BatchSizeTracer::optionDefaults() const {
     for (llvm::StringRef Part : Parts)
       Option.Keys.push_back(Part.trim().str());
     const Expr *Value = stripValueWrappers(Default->getArg(0));
-    std::vector<UseStep> Chain{
-        step("default_value of option '" + Names->getString().str() + "'",
-             Value->getBeginLoc())};
+    std::vector<UseStep> Chain{step("default of command-line option '" +
+                                        Names->getString().str() + "' here",
+                                    Value->getBeginLoc())};
     std::optional<BatchSizeSite> Site;
     if (const auto *String = dyn_cast<StringLiteral>(Value))
       Site = digitsInString(String, Chain);

@@ -87,14 +87,88 @@ struct LoopFindings {
 
 LoopFindings findTrainingLoops(const TUContext &TU);
 
-/// Every batch size the translation unit uses, each with its role.
-std::vector<BatchSizeSite> findBatchSizes(const TUContext &TU,
-                                          const LoopFindings &Loops);
+struct OptionDefault; // BatchSizeTracer.h
 
-/// Integer variables and fields named like a batch size (batch_size,
-/// kBatchSize), each traced to its literal: the guess when no use of a batch
-/// size is found (a language model's batch_size feeds only its own code).
-std::vector<BatchSizeSite> findBatchSizesByName(const TUContext &TU);
+/// Which of the program's functions refer to which (a call, or a function
+/// named to be called later), by USR so that the sources' graphs join. A
+/// free function that main never reaches does not run: the batch sizes it
+/// uses are no answer.
+struct CallGraph {
+  std::map<std::string, std::set<std::string>> References;
+  /// Reached without a reference the graph follows: main, every member
+  /// function (an object's methods run through LibTorch, a base class or a
+  /// functor), what a global's initializer names.
+  std::set<std::string> Roots;
+  /// Free functions (and static members) defined in the sources: the only
+  /// ones the graph can tell are never reached.
+  std::map<std::string, std::string> FreeFunctions; // USR -> qualified name
+  bool HasMain = false;
+
+  void add(const CallGraph &Other);
+  /// Whether the function keyed Key runs, as far as the graph tells: true
+  /// for anything but a free function no root reaches, and for everything
+  /// when no source defines main.
+  bool reaches(llvm::StringRef Key) const;
+
+private:
+  mutable std::optional<std::set<std::string>> Reached;
+};
+
+/// The key CallGraph knows a function by: its USR, a template's pattern's.
+std::string functionKey(const clang::FunctionDecl *F);
+CallGraph findCalls(const TUContext &TU);
+
+/// A batch size found in one translation unit, with what the program-wide
+/// choice weighs it by.
+struct FoundBatchSize {
+  BatchSizeSite Site;
+  /// The function the use is in (functionKey; empty at namespace scope),
+  /// and its name for a note.
+  std::string UsedIn;
+  std::string UsedInName;
+  /// A size given to a function defined in another source
+  /// (`generate_xy(n_batch, ...)`): it counts where that source makes the
+  /// parameter a tensor's first dimension (a DimensionParameter).
+  std::string Callee;
+  unsigned ParamIndex = 0;
+};
+
+/// A function's parameter that it makes a tensor's first dimension of
+/// (`torch::rand({n_batch, n_dim})` in `generate_xy(n_batch, n_dim)`), for
+/// a training loop in another source that calls it.
+struct DimensionParameter {
+  std::string Function; // functionKey
+  unsigned Index = 0;
+  UseStep At;
+};
+
+/// The first step of a ByName candidate's chain.
+inline constexpr llvm::StringLiteral NamedOnly =
+    "named like a batch size, no use found";
+
+/// What one translation unit tells of the batch sizes.
+struct BatchSizeFindings {
+  std::vector<FoundBatchSize> Sites;
+  /// Integer variables and fields named like a batch size, each traced to
+  /// its literal: candidates only, listed where no use decides.
+  std::vector<BatchSizeSite> ByName;
+  std::vector<DimensionParameter> DimensionParameters;
+  CallGraph Calls;
+};
+
+/// Every batch size the translation unit uses, each with its role.
+BatchSizeFindings findBatchSizes(const TUContext &TU,
+                                 const LoopFindings &Loops);
+
+/// The program's training batch size, where the uses decide it: a loader
+/// whose batches reach backward() or step(), a tensor made or a loop
+/// stride in the training loop, in code main reaches; else none, with a
+/// warning that lists the candidates and why each was not taken. The other
+/// sizes go to OtherBatchSizes. Named: the one --batch-size-var names.
+void mergeBatchSizes(std::vector<BatchSizeFindings> &Found,
+                     const std::vector<OptionDefault> &Defaults,
+                     std::optional<BatchSizeSite> Named, bool NamedByUser,
+                     ProgramModel &Model);
 
 /// The batch size declared by a named variable, field or macro.
 std::optional<BatchSizeSite> findNamedBatchSize(const TUContext &TU,

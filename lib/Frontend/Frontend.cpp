@@ -54,8 +54,7 @@ struct Collected {
   std::set<std::string> Files;
   std::set<std::string> SystemFiles;
   std::vector<TrainingLoop> Loops;
-  std::vector<BatchSizeSite> BatchSizes;
-  std::vector<BatchSizeSite> ByName; // the last resort: findBatchSizesByName
+  std::vector<BatchSizeFindings> BatchSizes; // one a translation unit
   std::vector<OptionDefault> OptionDefaults; // of every source
   std::optional<BatchSizeSite> Named;
   unsigned Analyzed = 0; // translation units whose AST was read
@@ -161,10 +160,7 @@ public:
     LoopFindings Loops = findTrainingLoops(TU);
     for (const TrainingLoop &Loop : Loops.Loops)
       Out.Loops.push_back(Loop);
-    for (BatchSizeSite &Site : findBatchSizes(TU, Loops))
-      Out.BatchSizes.push_back(std::move(Site));
-    for (BatchSizeSite &Site : findBatchSizesByName(TU))
-      Out.ByName.push_back(std::move(Site));
+    Out.BatchSizes.push_back(findBatchSizes(TU, Loops));
     for (OptionDefault &Option : BatchSizeTracer(TU).optionDefaults())
       Out.OptionDefaults.push_back(std::move(Option));
     findSaveCalls(TU, Out.SaveCalls);
@@ -364,147 +360,6 @@ private:
   std::vector<std::string> Names;
 };
 
-int rolePriority(BatchSizeRole Role) {
-  switch (Role) {
-  case BatchSizeRole::Train:
-    return 2;
-  case BatchSizeRole::Unknown:
-    return 1;
-  case BatchSizeRole::Eval:
-    return 0;
-  }
-  return 0;
-}
-
-/// Gives a site read from an option declared in another source the literal
-/// of that option's default; one no source declares keeps no value.
-void resolvePendingOption(BatchSizeSite &Site,
-                          const std::vector<OptionDefault> &Defaults) {
-  if (!isPendingOption(Site))
-    return;
-  for (const OptionDefault &Option : Defaults)
-    if (llvm::is_contained(Option.Keys, Site.Name)) {
-      std::vector<UseStep> Chain = std::move(Site.Chain);
-      Chain.insert(Chain.end(), Option.Site.Chain.begin(),
-                   Option.Site.Chain.end());
-      Site.Value = Option.Site.Value;
-      Site.Literal = Option.Site.Literal;
-      Site.InString = Option.Site.InString;
-      Site.Chain = std::move(Chain);
-      return;
-    }
-}
-
-/// Adds Dataset to Kept's shared datasets unless it is one Kept has.
-void shareDataset(BatchSizeSite &Kept,
-                  const std::optional<SourceSpan> &Dataset) {
-  if (!Dataset)
-    return;
-  auto Same = [&](const SourceSpan &S) {
-    return S.File == Dataset->File && S.Offset == Dataset->Offset;
-  };
-  if ((Kept.DatasetArgument && Same(*Kept.DatasetArgument)) ||
-      llvm::any_of(Kept.SharedDatasetArguments, Same))
-    return;
-  Kept.SharedDatasetArguments.push_back(*Dataset);
-}
-
-void mergeBatchSizes(Collected &In, ProgramModel &Model, bool NamedByUser) {
-  for (BatchSizeSite &Site : In.BatchSizes)
-    resolvePendingOption(Site, In.OptionDefaults);
-  for (BatchSizeSite &Site : In.ByName)
-    resolvePendingOption(Site, In.OptionDefaults);
-  if (In.Named)
-    resolvePendingOption(*In.Named, In.OptionDefaults);
-  std::vector<BatchSizeSite> Sites;
-  std::map<std::pair<std::string, unsigned>, size_t> ByLiteral;
-  for (BatchSizeSite &Site : In.BatchSizes) {
-    if (Site.Value <= 0)
-      continue; // -1 in view({-1, n}) is no batch size
-    auto Key = std::make_pair(Site.Literal.File, Site.Literal.Offset);
-    auto It = ByLiteral.find(Key);
-    if (It == ByLiteral.end()) {
-      ByLiteral[Key] = Sites.size();
-      Sites.push_back(std::move(Site));
-      continue;
-    }
-    BatchSizeSite &Kept = Sites[It->second];
-    unsigned Uses = Kept.Uses + 1;
-    if (std::make_pair(rolePriority(Site.Role), Site.Confidence) >
-        std::make_pair(rolePriority(Kept.Role), Kept.Confidence))
-      std::swap(Kept, Site);
-    Kept.Uses = Uses;
-    // The other loader's dataset (an evaluation loader given the same
-    // size): its batches are shaped by the size too.
-    shareDataset(Kept, Site.DatasetArgument);
-    for (const SourceSpan &Shared : Site.SharedDatasetArguments)
-      shareDataset(Kept, Shared);
-  }
-
-  std::optional<size_t> Train;
-  if (In.Named) {
-    In.Named->Role = BatchSizeRole::Train;
-    In.Named->Confidence = 1.0;
-    Model.BatchSize = *In.Named;
-  } else if (!NamedByUser) {
-    for (size_t I = 0; I < Sites.size(); ++I)
-      if (Sites[I].Role == BatchSizeRole::Train &&
-          (!Train ||
-           std::make_pair(Sites[I].Confidence, Sites[I].Uses) >
-               std::make_pair(Sites[*Train].Confidence, Sites[*Train].Uses)))
-        Train = I;
-    // A single loader with nothing to tell its role is the training one.
-    size_t Unknown = llvm::count_if(Sites, [](const BatchSizeSite &S) {
-      return S.Role == BatchSizeRole::Unknown;
-    });
-    if (!Train && Unknown == 1)
-      for (size_t I = 0; I < Sites.size(); ++I)
-        if (Sites[I].Role == BatchSizeRole::Unknown) {
-          Train = I;
-          Sites[I].Role = BatchSizeRole::Train;
-          Model.Warnings.push_back("the training batch size was guessed: '" +
-                                   Sites[I].Name +
-                                   "' feeds no loop with backward() or step()");
-        }
-    if (Train)
-      Model.BatchSize = Sites[*Train];
-    // No loader and no tensor in the training loop says which: a variable
-    // named like a batch size, a training one before any other.
-    if (!Train) {
-      const BatchSizeSite *Guess = nullptr;
-      for (const BatchSizeSite &Site : In.ByName)
-        if (Site.Value > 0 && Site.Role != BatchSizeRole::Eval &&
-            (!Guess || (Site.Role == BatchSizeRole::Train &&
-                        Guess->Role != BatchSizeRole::Train)))
-          Guess = &Site;
-      if (Guess) {
-        Model.BatchSize = *Guess;
-        Model.BatchSize->Role = BatchSizeRole::Train;
-        Model.Warnings.push_back("the training batch size was guessed from "
-                                 "its name: '" +
-                                 Guess->Name +
-                                 "' reaches no data loader, no tensor "
-                                 "made in the training loop and no loop "
-                                 "stride");
-      }
-    }
-  }
-  for (size_t I = 0; I < Sites.size(); ++I) {
-    if (Train && I == *Train)
-      continue;
-    if (Model.BatchSize &&
-        Model.BatchSize->Literal.File == Sites[I].Literal.File &&
-        Model.BatchSize->Literal.Offset == Sites[I].Literal.Offset)
-      continue;
-    Model.OtherBatchSizes.push_back(std::move(Sites[I]));
-  }
-  std::stable_sort(Model.OtherBatchSizes.begin(), Model.OtherBatchSizes.end(),
-                   [](const BatchSizeSite &A, const BatchSizeSite &B) {
-                     return std::tie(A.Literal.File, A.Literal.Offset) <
-                            std::tie(B.Literal.File, B.Literal.Offset);
-                   });
-}
-
 void appendUnique(std::vector<CallSite> &To,
                   const std::vector<CallSite> &From) {
   for (const CallSite &Site : From)
@@ -595,7 +450,8 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
     Model.Sources.push_back(normalizedPath(Source));
   ModuleMerger(In.Modules).emit(Model);
   // A name the user gave that matches nothing is an answer too: no guessing.
-  mergeBatchSizes(In, Model, !Options.BatchSizeVar.empty());
+  mergeBatchSizes(In.BatchSizes, In.OptionDefaults, In.Named,
+                  !Options.BatchSizeVar.empty(), Model);
   mergeLoops(In, Model);
   keepBatchSizeShapes(Model);
   warnOfModulesDefinedElsewhere(In, Model);

@@ -67,7 +67,7 @@ TEST(BatchSizeTest, NamespaceConstantsToldApartByTheLoopTheyFeed) {
   // The chain goes from the use to the declaration.
   ASSERT_GE(Model.BatchSize->Chain.size(), 2u);
   EXPECT_EQ(Model.BatchSize->Chain.front().Description,
-            "batch size of make_data_loader");
+            "given to make_data_loader() as the batch size here");
   EXPECT_EQ(Model.BatchSize->Chain.back().Line, 3u);
 }
 

@@ -18,8 +18,10 @@ ProgramModel sampleModel() {
   Site.Role = BatchSizeRole::Train;
   Site.Confidence = 0.95;
   Site.Literal = {"/src/train.cpp", 3, 33, 52, 2};
-  Site.Chain = {{"batch size of make_data_loader", "/src/train.cpp", 30},
-                {"initializer of 'kTrainBatchSize'", "/src/train.cpp", 3}};
+  Site.Chain = {
+      {"given to make_data_loader() as its batch size here", "/src/train.cpp",
+       30, 44},
+      {"'kTrainBatchSize' initialised here", "/src/train.cpp", 3, 15}};
   Model.BatchSize = Site;
   Site.Name = "kTestBatchSize";
   Site.Role = BatchSizeRole::Eval;
@@ -72,6 +74,11 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->BatchSize->Literal.Offset, 52u);
   EXPECT_EQ(Read->BatchSize->Kind, BatchSizeKind::NamespaceConstant);
   EXPECT_EQ(Read->BatchSize->ListInitType, "");
+  ASSERT_EQ(Read->BatchSize->Chain.size(), 2u);
+  EXPECT_EQ(Read->BatchSize->Chain[0].Line, 30u);
+  EXPECT_EQ(Read->BatchSize->Chain[0].Column, 44u);
+  EXPECT_EQ(Read->BatchSize->Chain[1].Description,
+            "'kTrainBatchSize' initialised here");
   ASSERT_EQ(Read->OtherBatchSizes.size(), 1u);
   EXPECT_EQ(Read->OtherBatchSizes[0].Kind, BatchSizeKind::ConfigDefault);
   EXPECT_EQ(Read->OtherBatchSizes[0].ListInitType, "unsigned int");

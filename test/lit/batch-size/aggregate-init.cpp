@@ -41,7 +41,7 @@ int main() {
 // YAML-NEXT: value: 48
 // YAML: kind: local-constant
 // YAML: list_init_type: unsigned int
-// YAML: - {step: aggregate initializer of member 'TrainConfig::batch_size', file: {{.*}}aggregate-init.cpp, line: 19}
+// YAML: - {step: member 'TrainConfig::batch_size' initialised in braces here, file: {{.*}}aggregate-init.cpp, line: 19, column: 48}
 // YAML: other_batch_sizes:
 // YAML-NEXT: - name: EvalConfig::batch_size
 // YAML-NEXT: value: 256

@@ -32,6 +32,6 @@ int main(int argc, char **argv) {
 // MODEL-NEXT: value: 128
 // MODEL: kind: config-default
 // MODEL: chain:
-// MODEL-NEXT: - {step: batch size of make_data_loader, file: {{.*}}config-default.cpp, line: 19}
-// MODEL-NEXT: - {step: initializer of 'batch_size', file: {{.*}}config-default.cpp, line: 13}
-// MODEL-NEXT: - {step: "fallback of as('batch_size', ...) where the configuration has no value", file: {{.*}}config-default.cpp, line: 13}
+// MODEL-NEXT: - {step: given to make_data_loader() as the batch size here, file: {{.*}}config-default.cpp, line: 19, column: 81}
+// MODEL-NEXT: - {step: variable 'batch_size' initialised here, file: {{.*}}config-default.cpp, line: 13, column: 17}
+// MODEL-NEXT: - {step: "fallback of as('batch_size', ...) here, where the configuration has no value", file: {{.*}}config-default.cpp, line: 13, column: 30}

@@ -31,4 +31,4 @@ int main() {
 // MODEL-NEXT: value: 32
 // MODEL: confidence: 0.9
 // MODEL: chain:
-// MODEL-NEXT: - {step: stride of the training loop, file: {{.*}}loop-stride.cpp, line: 21}
+// MODEL-NEXT: - {step: stride of the training loop here, file: {{.*}}loop-stride.cpp, line: 21, column: 43}

@@ -39,12 +39,12 @@ int main() {
 // CHECK-NEXT:   line: 10
 // CHECK:        kind: default-argument
 // CHECK:        chain:
-// CHECK-NEXT:     - {step: batch size of make_data_loader, file: {{.*}}, line: 13}
-// CHECK-NEXT:     - {step: initializer of member 'Trainer::batch_size_', file: {{.*}}, line: 10}
-// CHECK-NEXT:     - {step: default argument 'batch_size' of Trainer::Trainer, file: {{.*}}, line: 10}
+// CHECK-NEXT:     - {step: given to make_data_loader() as the batch size here, file: {{.*}}, line: 13, column: 49}
+// CHECK-NEXT:     - {step: member 'Trainer::batch_size_' initialised here, file: {{.*}}, line: 10, column: 47}
+// CHECK-NEXT:     - {step: default of parameter 'batch_size' of Trainer::Trainer() here, file: {{.*}}, line: 10, column: 28}
 // CHECK:      other_batch_sizes:
 // CHECK-NEXT:   - name: total_batch_size
 // CHECK-NEXT:     value: 256
 // CHECK:          kind: local-constant
 // CHECK-NEXT:     role: eval
-// CHECK:          - {step: scaled as 'total_batch_size / world_size()', file: {{.*}}, line: 28}
+// CHECK:          - {step: scaled as 'total_batch_size / world_size()' here, file: {{.*}}, line: 28, column: 21}

@@ -43,6 +43,7 @@ public:
   Tensor view(c10::IntArrayRef) const { return *this; }
   Tensor reshape(c10::IntArrayRef) const { return *this; }
   Tensor slice(int64_t, int64_t, int64_t) const { return *this; }
+  Tensor narrow(int64_t, int64_t, int64_t) const { return *this; }
   Tensor detach() const { return *this; }
   Tensor mean() const { return *this; }
   float item_float() const { return 0; }
