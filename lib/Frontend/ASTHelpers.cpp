@@ -135,6 +135,28 @@ const Stmt *TUContext::enclosingLoop(const Stmt *S) const {
       .get<Stmt>();
 }
 
+std::vector<const CallExpr *> TUContext::callsTo(const FunctionDecl *F) const {
+  using namespace clang::ast_matchers;
+  const FunctionDecl *Canonical = F->getCanonicalDecl();
+  std::vector<const CallExpr *> Calls;
+  auto Names = [&](const OverloadExpr *Overloads) {
+    return Overloads &&
+           llvm::any_of(Overloads->decls(), [&](const NamedDecl *D) {
+             const auto *F = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+             return F && F->getCanonicalDecl() == Canonical;
+           });
+  };
+  for (const CallExpr *Call : findAll<CallExpr>(callExpr().bind("n"))) {
+    if (const FunctionDecl *Callee = Call->getDirectCallee())
+      if (Callee->getCanonicalDecl() == Canonical)
+        Calls.push_back(Call);
+    if (!Call->getDirectCallee() && Call->containsErrors() &&
+        Names(dyn_cast<OverloadExpr>(Call->getCallee()->IgnoreImplicit())))
+      Calls.push_back(Call);
+  }
+  return Calls;
+}
+
 const FunctionDecl *TUContext::enclosingFunction(const Stmt *S) const {
   return findAncestor(Ctx, S,
                       [](const DynTypedNode &Node) -> std::optional<bool> {

@@ -53,6 +53,12 @@ public:
   /// The innermost for/while/do loop around S inside its function, or null.
   const clang::Stmt *enclosingLoop(const clang::Stmt *S) const;
   const clang::FunctionDecl *enclosingFunction(const clang::Stmt *S) const;
+  /// The calls of F through any of its declarations: a call names the
+  /// declaration in scope, a prototype or the definition. A call in code
+  /// with errors that clang left unresolved (an argument it could not
+  /// type) counts for each overload it names.
+  std::vector<const clang::CallExpr *>
+  callsTo(const clang::FunctionDecl *F) const;
 
   /// Runs Matcher over the program's own code (the traversal scope) and
   /// returns the nodes bound to "n".

@@ -329,10 +329,7 @@ private:
   /// size.
   void findLoopStrides() {
     for (const Stmt *Loop : trainingLoopsInOrder()) {
-      const auto *For = dyn_cast<ForStmt>(Loop);
-      if (!For)
-        continue;
-      auto [Counter, Stride] = loopStride(For->getInc());
+      auto [Counter, Stride, Body] = strideOf(Loop);
       if (!Stride)
         continue;
       std::vector<UseStep> Chain{
@@ -340,15 +337,39 @@ private:
       auto Site = Tracer.trace(Stride, Chain);
       if (!Site || Site->Value <= 1)
         continue;
-      if (!slicesRowsFrom(For->getBody(), Counter) &&
-          !looksLikeBatchSize(Site->Name))
+      if (!slicesRowsFrom(Body, Counter) && !looksLikeBatchSize(Site->Name))
         continue;
       if (Site->Name.empty())
         Site->Name = "stride";
       Site->Role = BatchSizeRole::Train;
       Site->Confidence = TensorConfidence;
-      add(std::move(*Site), For);
+      add(std::move(*Site), Loop);
     }
+  }
+
+  struct Stride {
+    const ValueDecl *Counter = nullptr;
+    const Expr *By = nullptr;
+    const Stmt *Body = nullptr;
+  };
+
+  /// What a loop steps its counter by: a for loop's increment, or the last
+  /// statement of a while loop's body that adds to a variable its
+  /// condition reads (`while (k < size) { ...; k += batch_size; }`).
+  static Stride strideOf(const Stmt *Loop) {
+    if (const auto *For = dyn_cast<ForStmt>(Loop)) {
+      auto [Counter, By] = loopStride(For->getInc());
+      return {Counter, By, For->getBody()};
+    }
+    const auto *While = dyn_cast<WhileStmt>(Loop);
+    const auto *Body =
+        While ? dyn_cast<CompoundStmt>(While->getBody()) : nullptr;
+    if (!Body || Body->body_empty())
+      return {};
+    auto [Counter, By] = loopStride(dyn_cast<Expr>(Body->body_back()));
+    if (!Counter || !refersTo(While->getCond(), Counter))
+      return {};
+    return {Counter, By, Body};
   }
 
   /// A training loop that counts batches and slices each by hand:
@@ -696,10 +717,7 @@ private:
         const FunctionDecl *F = TU.enclosingFunction(Return);
         if (!F || Depth >= 3)
           return;
-        auto Callers = TU.findAll<CallExpr>(
-            callExpr(callee(functionDecl(equalsNode(F->getCanonicalDecl()))))
-                .bind("n"));
-        for (const CallExpr *Caller : Callers)
+        for (const CallExpr *Caller : TU.callsTo(F))
           loaderVariables(Caller, Out, Depth + 1);
         return;
       } else if (Node.get<Expr>())

@@ -365,10 +365,7 @@ BatchSizeTracer::traceParam(const ParmVarDecl *Param,
   // Calls, and constructions for a constructor's parameter
   // (Trainer trainer(128) for Trainer(int64_t batch_size)).
   std::vector<std::pair<const Expr *, llvm::ArrayRef<const Expr *>>> Callers;
-  for (const CallExpr *Call : TU.findAll<CallExpr>(
-           callExpr(
-               callee(functionDecl(equalsNode(Function->getCanonicalDecl()))))
-               .bind("n")))
+  for (const CallExpr *Call : TU.callsTo(Function))
     Callers.push_back({Call, {Call->getArgs(), Call->getNumArgs()}});
   if (const auto *Ctor = dyn_cast<CXXConstructorDecl>(Function))
     for (const auto *Construct :

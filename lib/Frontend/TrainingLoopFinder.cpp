@@ -54,9 +54,7 @@ std::optional<CallKind> classify(const CallExpr *Call) {
 
 std::vector<const CallExpr *> callersOf(const TUContext &TU,
                                         const FunctionDecl *F) {
-  return TU.findAll<CallExpr>(
-      callExpr(callee(functionDecl(equalsNode(F->getCanonicalDecl()))))
-          .bind("n"));
+  return TU.callsTo(F);
 }
 
 /// The loop that runs S once per iteration, looking through callers.

@@ -1135,8 +1135,15 @@ Server::diagnosticsByFile(const std::string &File, const Analyzed &Result,
       Diagnostic["relatedInformation"] = std::move(Related);
     ByFile[F.At.File].push_back(std::move(Diagnostic));
   };
-  for (const Finding &F : Result.State.StaticNotes)
-    Add(F, {});
+  // A note without a rule (the batch size's path) belongs to the one above.
+  const std::vector<Finding> &Static = Result.State.StaticNotes;
+  for (size_t I = 0; I < Static.size(); ++I) {
+    size_t End = I + 1;
+    while (End < Static.size() && Static[End].Rule.empty())
+      ++End;
+    Add(Static[I], llvm::ArrayRef<Finding>(Static).slice(I + 1, End - I - 1));
+    I = End - 1;
+  }
   const std::vector<Finding> &Measured = Result.State.Measured;
   for (size_t I = 0; I < Measured.size(); ++I) {
     size_t End = I + 1;

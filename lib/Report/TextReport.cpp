@@ -6,6 +6,7 @@
 #include "skyline/Rules.h"
 #include "skyline/TerminalText.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -57,8 +58,10 @@ void DiagnosticPrinter::print(DiagLevel Level, llvm::StringRef File,
                               std::optional<std::string> FixIt) {
   // Names in the message come from sources and reports: escaped, so none
   // drives the terminal or starts a line CI reads as a command.
-  OS << escapeForTerminal(DisplayPath(File)) << ":" << Line << ":" << Column
-     << ": " << diagLevelName(Level) << ": " << escapeForTerminal(Message);
+  OS << escapeForTerminal(DisplayPath(File)) << ":" << Line;
+  if (Column)
+    OS << ":" << Column;
+  OS << ": " << diagLevelName(Level) << ": " << escapeForTerminal(Message);
   if (!Rule.empty())
     OS << " [" << escapeForTerminal(Rule) << "]";
   OS << "\n";
@@ -126,16 +129,30 @@ std::vector<Finding> programModelNotes(
     F.At = {File.str(), Line, Column, Offset, Length};
     Notes.push_back(std::move(F));
   };
-  if (const auto &Site = Model.BatchSize)
-    Add(Site->Literal.File, Site->Literal.Line, Site->Literal.Column,
-        Site->Literal.Offset, Site->Literal.Length,
-        describeBatchSize(*Site, "training"), rules::batchSize().Id);
-  for (const BatchSizeSite &Site : Model.OtherBatchSizes)
+  auto AddBatchSize = [&](const BatchSizeSite &Site, const char *What) {
     Add(Site.Literal.File, Site.Literal.Line, Site.Literal.Column,
-        Site.Literal.Offset, Site.Literal.Length,
-        describeBatchSize(Site, Site.Role == BatchSizeRole::Eval ? "test/eval"
-                                                                 : "other"),
+        Site.Literal.Offset, Site.Literal.Length, describeBatchSize(Site, What),
         rules::batchSize().Id);
+    // The value's path to its use, from the literal on, as clang's notes
+    // under a diagnostic (no rule of their own): "passed as ... here". The
+    // declaration on the literal's own line says what the note above did,
+    // unless it names the call the literal is passed to.
+    for (const UseStep &Step : llvm::reverse(Site.Chain)) {
+      bool Declaration = &Step == &Site.Chain.back();
+      if (Step.File.empty() || !Step.Line ||
+          (Declaration && Step.File == Site.Literal.File &&
+           Step.Line == Site.Literal.Line &&
+           !llvm::StringRef(Step.Description).starts_with("passed as")))
+        continue;
+      Add(Step.File, Step.Line, Step.Column, 0, Step.Column ? 1 : 0,
+          Step.Description, "");
+    }
+  };
+  if (const auto &Site = Model.BatchSize)
+    AddBatchSize(*Site, "training");
+  for (const BatchSizeSite &Site : Model.OtherBatchSizes)
+    AddBatchSize(Site,
+                 Site.Role == BatchSizeRole::Eval ? "test/eval" : "other");
   // Modules and loops carry no offset in the model: one column is marked.
   for (const ModuleSite &M : Model.Modules) {
     std::string Message =

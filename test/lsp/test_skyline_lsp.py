@@ -103,6 +103,15 @@ async def test_related_locations(client, workspace):
         "layer 'fc1' (torch::nn::Linear": [
             (uri, 6, 33, "'fc1' is constructed here with 784, 512")],
     }
+    # The batch size's path to its loader, the terminal's notes without a
+    # rule under the front end's note, is that note's (and no diagnostic of
+    # its own).
+    notes = [d for d in got if d.message.startswith("training batch size")]
+    assert [[(r.location.uri, r.location.range.start.line,
+              r.location.range.start.character, r.message)
+             for r in d.related_information or []] for d in notes] == [
+        [(uri, 19, 81, "given to make_data_loader() as the batch size here")]]
+    assert not [d for d in got if d.code is None]
 
 
 def open_raw(workspace, name="train.cpp"):
