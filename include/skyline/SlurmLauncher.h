@@ -25,6 +25,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <functional>
 #include <memory>
@@ -65,7 +66,22 @@ struct SlurmSetup {
   std::string AllocationId;
   std::vector<std::string> UserArgs; // --slurm-args, after ours
   unsigned QueueTimeoutSeconds = 0;  // 0: wait as long as it takes
+  /// The node every run goes to (--nodelist), once the first job has run:
+  /// empty before that, and where --slurm-args chooses the nodes.
+  std::string PinnedNode;
 };
+
+/// Whether Args choose the nodes themselves (--nodelist, -w, --constraint,
+/// -C, --nodefile, -F): then the sweep pins none.
+bool choosesNodes(llvm::ArrayRef<std::string> Args);
+
+/// "Intel Xeon 8480, 2 of 2 CPUs, no GPU": what makes runs on two nodes
+/// comparable, as a phrase.
+std::string describeNodeKind(const RunNode &Node);
+
+/// Whether runs on A and B may share a fit: the same CPU model, online
+/// CPUs, CPUs given to the job and GPU model.
+bool sameNodeKind(const RunNode &A, const RunNode &B);
 
 /// The srun command of one run: srun, its options, then on the node
 /// `env Environment... /bin/sh -c <wrapper> skyline-node NodeFile Program...`
@@ -109,8 +125,14 @@ public:
          std::string RunsDir, CommandRunner Runner = runProcess);
 
   /// Before the first run, a job checks that the node sees the work
-  /// directory and the executable (an error names the directory otherwise).
+  /// directory and the executable (an error names the directory otherwise),
+  /// and its node is the one every run must be like (sayTo hears which).
   llvm::Expected<RunOutcome> run(const RunRequest &Request) override;
+  /// That check now, so that what it decides is said before the sweep's
+  /// first run; run() does it where it was not done.
+  llvm::Error checkBeforeTheRuns() {
+    return Checked ? llvm::Error::success() : checkVisibility();
+  }
   /// With --parallel-runs above 1: run() of an expected request starts it
   /// with the expected ones after it, up to that many at once, and answers
   /// their run() from what they gave.
@@ -122,6 +144,9 @@ public:
   /// the measurement's problems.
   const std::vector<std::string> &notes() const { return Notes; }
   const SlurmSetup &setup() const { return Setup; }
+  /// Where the launcher says what it decided (the node the runs are pinned
+  /// to); nothing is said by default.
+  void sayTo(llvm::raw_ostream &OS) { Progress = &OS; }
 
   /// Cancels what is left of the jobs and steps it started, and waits
   /// until squeue lists none.
@@ -131,6 +156,10 @@ private:
   SlurmLauncher(std::string Executable, const MeasureOptions &Options,
                 std::string RunsDir, SlurmSetup Setup, CommandRunner Runner);
   llvm::Error checkVisibility();
+  /// A fit never mixes kinds of node: the first job's node is the kind
+  /// (where --slurm-args does not choose the nodes, every run then goes to
+  /// that node); a run on another kind is an error.
+  llvm::Error holdToOneKind(const RunNode &Node, llvm::StringRef What);
   /// What srun needs for one run, its files removed beforehand.
   struct Prepared {
     RunFiles Files;
@@ -159,6 +188,8 @@ private:
   SlurmSetup Setup;
   CommandRunner Runner;
   bool Checked = false;
+  std::optional<RunNode> Kind; // the first job's node
+  llvm::raw_ostream *Progress = nullptr;
   std::vector<std::string> Notes;
   std::vector<RunRequest> Expected; // not yet run
   /// Outcomes of runs started with another, until the sweep asks.

@@ -356,6 +356,9 @@ measureThroughSlurm(llvm::StringRef Executable, int64_t DeclaredBatchSize,
     return Launcher.takeError();
   Progress << "skyline-check: runs go through Slurm ("
            << (*Launcher)->describe() << ")\n";
+  (*Launcher)->sayTo(Progress);
+  if (llvm::Error E = (*Launcher)->checkBeforeTheRuns())
+    return std::move(E);
   llvm::Expected<Measurement> Result =
       Sweep(**Launcher, DeclaredBatchSize, Options, Progress).run();
   if (Result)

@@ -441,6 +441,8 @@ std::vector<std::string> srunCommand(const SlurmSetup &Setup,
   std::vector<std::string> Args = {Setup.Srun, "--nodes=1", "--ntasks=1"};
   if (Setup.QueueTimeoutSeconds > 0)
     Args.push_back("--immediate=" + std::to_string(Setup.QueueTimeoutSeconds));
+  if (!Setup.PinnedNode.empty())
+    Args.push_back("--nodelist=" + Setup.PinnedNode);
   // The user's after ours, so that theirs win where both say; but the name
   // is how the jobs are found again to cancel them.
   Args.insert(Args.end(), Setup.UserArgs.begin(), Setup.UserArgs.end());
@@ -451,6 +453,35 @@ std::vector<std::string> srunCommand(const SlurmSetup &Setup,
               {"/bin/sh", "-c", NodeWrapper, "skyline-node", NodeFile.str()});
   Args.insert(Args.end(), Program.begin(), Program.end());
   return Args;
+}
+
+bool choosesNodes(llvm::ArrayRef<std::string> Args) {
+  for (llvm::StringRef Arg : Args) {
+    for (llvm::StringRef Long : {"--nodelist", "--constraint", "--nodefile"})
+      if (Arg == Long || Arg.starts_with((Long + "=").str()))
+        return true;
+    // A short option takes its value attached or as the next argument.
+    for (llvm::StringRef Short : {"-w", "-C", "-F"})
+      if (Arg.starts_with(Short))
+        return true;
+  }
+  return false;
+}
+
+std::string describeNodeKind(const RunNode &Node) {
+  std::string Text = Node.CpuModel.empty() ? "CPU model unknown" : Node.CpuModel;
+  if (Node.CpusAllocated)
+    Text += ", " + std::to_string(Node.CpusAllocated) + " of " +
+            std::to_string(Node.Cores) + " CPUs";
+  else
+    Text += ", " + std::to_string(Node.Cores) + " CPUs";
+  Text += Node.GpuModel.empty() ? ", no GPU" : ", " + Node.GpuModel;
+  return Text;
+}
+
+bool sameNodeKind(const RunNode &A, const RunNode &B) {
+  return A.CpuModel == B.CpuModel && A.Cores == B.Cores &&
+         A.CpusAllocated == B.CpusAllocated && A.GpuModel == B.GpuModel;
 }
 
 std::vector<std::string> cancelCommand(const SlurmSetup &Setup) {
@@ -636,7 +667,41 @@ llvm::Error SlurmLauncher::checkVisibility() {
   llvm::sys::fs::remove(NodeFile);
   llvm::sys::fs::remove(Log);
   Checked = true;
+  if (Node)
+    return holdToOneKind(*Node, What);
   return llvm::Error::success();
+}
+
+llvm::Error SlurmLauncher::holdToOneKind(const RunNode &Node,
+                                         llvm::StringRef What) {
+  if (!Kind) {
+    Kind = Node;
+    bool Pin = !choosesNodes(Setup.UserArgs);
+    if (Pin)
+      Setup.PinnedNode = Node.Name;
+    if (Progress)
+      *Progress << "skyline-check: "
+                << (Pin ? "every run goes to node " + Node.Name +
+                              ", where the first job ran"
+                        : "every run must find a node like " + Node.Name +
+                              ", where the first job ran")
+                << " (" << describeNodeKind(Node)
+                << "): a fit never mixes kinds of node"
+                << (Pin ? "; --slurm-args with --nodelist or --constraint "
+                          "chooses the nodes instead"
+                        : "")
+                << "\n";
+    return llvm::Error::success();
+  }
+  if (sameNodeKind(*Kind, Node))
+    return llvm::Error::success();
+  return llvm::createStringError(
+      std::errc::invalid_argument,
+      "%s ran on node %s (%s), unlike node %s where the first job ran (%s): "
+      "a fit never mixes kinds of node, so the sweep stops; choose nodes of "
+      "one kind with --slurm-args (a partition, --constraint or --nodelist)",
+      What.str().c_str(), Node.Name.c_str(), describeNodeKind(Node).c_str(),
+      Kind->Name.c_str(), describeNodeKind(*Kind).c_str());
 }
 
 SlurmLauncher::Prepared SlurmLauncher::prepare(const RunRequest &Request) {
@@ -745,6 +810,9 @@ llvm::Expected<RunOutcome> SlurmLauncher::outcome(const RunRequest &Request,
                                      "--slurm-args",
                                      What.c_str(), Error.c_str());
   }
+  if (Node)
+    if (llvm::Error E = holdToOneKind(*Node, What))
+      return std::move(E);
   if (Verdict.End == SlurmEnd::OutOfMemory)
     return outOfMemory(Request, Process, Files, Verdict,
                        Node.value_or(RunNode()));

@@ -7,6 +7,7 @@
 
 #include "skyline/MeasuredRunYAML.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -14,7 +15,6 @@
 #include "gtest/gtest.h"
 #include <yaml-cpp/yaml.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <deque>
 #include <fstream>
@@ -217,6 +217,7 @@ struct ScriptedRun {
   bool WritesNode = true;
   bool WritesResult = true;
   int ExitCode = 0;
+  std::string Node = NodeFacts; // what the node's wrapper writes
 };
 
 void writeFile(const std::string &Path, llvm::StringRef Text) {
@@ -248,7 +249,7 @@ struct ScriptedSlurm {
       for (size_t I = 0; I + 1 < Args.size(); ++I) {
         llvm::StringRef Arg = Args[I];
         if (Arg == "skyline-node" && Run.WritesNode)
-          writeFile(Args[I + 1], NodeFacts);
+          writeFile(Args[I + 1], Run.Node);
         if (Arg.consume_front("SKYLINE_RESULT=") && Run.WritesResult)
           writeFile(Arg.str(), ResultYaml);
       }
@@ -457,16 +458,20 @@ TEST(SlurmLauncherTest, CommandsTogetherRunAtOnceEachWithItsLog) {
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("together", Dir));
   std::vector<std::string> Logs = {(Dir + "/a.log").str(),
                                    (Dir + "/b.log").str()};
+  // Each marks that it started and waits for the other's mark: one after
+  // the other, the first would give up and print nothing.
+  auto Meet = [&](llvm::StringRef Mine, llvm::StringRef Theirs,
+                  llvm::StringRef Then) {
+    std::string D = Dir.str().str();
+    return ": > " + D + "/" + Mine.str() + "; i=0; while [ ! -e " + D + "/" +
+           Theirs.str() + " ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); "
+           "done; [ -e " + D + "/" + Theirs.str() + " ] && " + Then.str();
+  };
   int Interrupt = 0;
-  auto Start = std::chrono::steady_clock::now();
-  std::vector<ProcessResult> Ends =
-      runCommandsTogether({{"/bin/sh", "-c", "sleep 1; echo a"},
-                           {"/bin/sh", "-c", "sleep 1; echo b >&2; exit 3"}},
-                          Logs, "", 30, Interrupt);
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
-  EXPECT_LT(Seconds, 1.8); // not one after the other
+  std::vector<ProcessResult> Ends = runCommandsTogether(
+      {{"/bin/sh", "-c", Meet("a.up", "b.up", "echo a")},
+       {"/bin/sh", "-c", Meet("b.up", "a.up", "{ echo b >&2; exit 3; }")}},
+      Logs, "", 30, Interrupt);
   EXPECT_EQ(Interrupt, 0);
   ASSERT_EQ(Ends.size(), 2u);
   EXPECT_EQ(Ends[0].End, ProcessEnd::Exited);
@@ -481,14 +486,24 @@ TEST_F(SlurmLauncherRunTest, ExpectedRunsGoTogether) {
   // An srun that does what the node would: the facts, the result, a second.
   std::string Srun = (Dir + "/bin/srun").str();
   writeFile(Srun, "#!/bin/sh\nfor a; do\n"
-                  "  [ \"$prev\" = skyline-node ] && printf 'name=vm\\n' > "
-                  "\"$a\"\n"
+                  "  [ \"$prev\" = skyline-node ] && printf 'name=vm\\ncpu_model=Test "
+                  "CPU\\ncores=2\\ncpus_allocated=1\\n' > \"$a\"\n"
                   "  case $a in SKYLINE_RESULT=*) /bin/cp \"$RESULT_FILE\" "
                   "\"${a#SKYLINE_RESULT=}\";; esac\n"
-                  "  prev=$a\ndone\n/bin/sleep 1\n");
+                  "  prev=$a\ndone\n"
+                  // Meet the other run: one after the other, neither would.
+                  // (builtins only: the runs' PATH is the fake's bin)
+                  ": > \"$MARKS/$$\"; i=0\n"
+                  "marks() { set -- \"$MARKS\"/*; echo $#; }\n"
+                  "while [ $(marks) -lt 2 ] && [ $i -lt 200 ]; "
+                  "do /bin/sleep 0.05; i=$((i+1)); done\n"
+                  "[ $(marks) -ge 2 ] || exit 9\n");
   std::string Result = (Dir + "/result.yaml").str();
   writeFile(Result, ResultYaml);
   setenv("RESULT_FILE", Result.c_str(), 1);
+  std::string Marks = (Dir + "/marks").str();
+  ASSERT_FALSE(llvm::sys::fs::create_directory(Marks));
+  setenv("MARKS", Marks.c_str(), 1);
   Options.ParallelRuns = 2;
   std::unique_ptr<SlurmLauncher> Launcher = make();
   ASSERT_TRUE(Launcher);
@@ -498,19 +513,15 @@ TEST_F(SlurmLauncherRunTest, ExpectedRunsGoTogether) {
   Other.BatchSize = 16;
   Other.Pass = 2;
   Launcher->expect({Second, Other});
-  auto Start = std::chrono::steady_clock::now();
   llvm::Expected<RunOutcome> A = Launcher->run(Second);
   llvm::Expected<RunOutcome> B = Launcher->run(Other);
-  double Seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
-          .count();
   unsetenv("RESULT_FILE");
+  unsetenv("MARKS");
   ASSERT_TRUE(bool(A)) << llvm::toString(A.takeError());
   ASSERT_TRUE(bool(B)) << llvm::toString(B.takeError());
   ASSERT_TRUE(A->Run) << A->Problem;
   ASSERT_TRUE(B->Run) << B->Problem;
   EXPECT_EQ(A->Run->Node->Name, "vm");
-  EXPECT_LT(Seconds, 1.8);              // the two sruns at once
   EXPECT_EQ(Slurm.Commands.size(), 1u); // the check alone went by Runner
 }
 
@@ -522,6 +533,78 @@ TEST_F(SlurmLauncherRunTest, InsideAnAllocationEachRunIsAStep) {
   EXPECT_EQ(Launcher->setup().AllocationId, "77");
   EXPECT_EQ(Launcher->describe().substr(0, 36),
             "each run a step of job 77, named sky");
+}
+
+} // namespace
+
+namespace {
+
+bool hasArg(const std::vector<std::string> &Command, llvm::StringRef Arg) {
+  return llvm::is_contained(Command, Arg);
+}
+
+TEST_F(SlurmLauncherRunTest, EveryRunGoesToTheFirstJobsNode) {
+  std::unique_ptr<SlurmLauncher> Launcher = make();
+  ASSERT_TRUE(Launcher);
+  std::string Said;
+  llvm::raw_string_ostream Progress(Said);
+  Launcher->sayTo(Progress);
+  Slurm.Runs = {ScriptedRun(), ScriptedRun(), ScriptedRun()};
+  ASSERT_TRUE(bool(Launcher->run(at8())));
+  ASSERT_TRUE(bool(Launcher->run(at8())));
+  ASSERT_EQ(Slurm.Commands.size(), 3u);
+  // The check goes anywhere; the runs after it, to its node.
+  EXPECT_FALSE(hasArg(Slurm.Commands[0], "--nodelist=vm"));
+  EXPECT_TRUE(hasArg(Slurm.Commands[1], "--nodelist=vm"));
+  EXPECT_TRUE(hasArg(Slurm.Commands[2], "--nodelist=vm"));
+  EXPECT_EQ(Said, "skyline-check: every run goes to node vm, where the first "
+                  "job ran (Test CPU, 1 of 2 CPUs, no GPU): a fit never mixes "
+                  "kinds of node; --slurm-args with --nodelist or "
+                  "--constraint chooses the nodes instead\n");
+}
+
+TEST_F(SlurmLauncherRunTest, ARunOnAnotherKindOfNodeStopsTheSweep) {
+  Options.SlurmArgs = {"--constraint=gpu"};
+  std::unique_ptr<SlurmLauncher> Launcher = make();
+  ASSERT_TRUE(Launcher);
+  ScriptedRun Other;
+  Other.Node = "name=gpu08\njob=32\ncpu_model=Other CPU\ncores=64\n"
+               "cpus_allocated=8\ngpu_model=NVIDIA A100\n";
+  Slurm.Runs = {ScriptedRun(), ScriptedRun(), Other};
+  ASSERT_TRUE(bool(Launcher->run(at8())));
+  // The user's --constraint chooses the nodes: no --nodelist of ours.
+  EXPECT_FALSE(hasArg(Slurm.Commands[1], "--nodelist=vm"));
+  llvm::Expected<RunOutcome> Outcome = Launcher->run(at8());
+  ASSERT_FALSE(bool(Outcome));
+  EXPECT_EQ(llvm::toString(Outcome.takeError()),
+            "the run at batch size 8 ran on node gpu08 (Other CPU, 8 of 64 "
+            "CPUs, NVIDIA A100), unlike node vm where the first job ran (Test "
+            "CPU, 1 of 2 CPUs, no GPU): a fit never mixes kinds of node, so "
+            "the sweep stops; choose nodes of one kind with --slurm-args (a "
+            "partition, --constraint or --nodelist)");
+}
+
+TEST(SlurmLauncherTest, WhichArgumentsChooseTheNodes) {
+  EXPECT_TRUE(choosesNodes({"-p", "gpu", "--nodelist=gpu[01-04]"}));
+  EXPECT_TRUE(choosesNodes({"-w", "gpu01"}));
+  EXPECT_TRUE(choosesNodes({"-Cv100"}));
+  EXPECT_TRUE(choosesNodes({"--constraint", "h100"}));
+  EXPECT_FALSE(choosesNodes({"-p", "gpu", "--gres=gpu:1", "--exclusive"}));
+  EXPECT_FALSE(choosesNodes({"--nodes=1", "--wait=0", "--cpus-per-task=4"}));
+}
+
+TEST(SlurmLauncherTest, NodesOfOneKind) {
+  RunNode A{"a", "1", "Xeon", 16, 4, "NVIDIA H100", 0};
+  RunNode B = A;
+  B.Name = "b";
+  B.JobStep = "2";
+  EXPECT_TRUE(sameNodeKind(A, B)); // another node, the same kind
+  B.GpuModel = "NVIDIA A100";
+  EXPECT_FALSE(sameNodeKind(A, B));
+  B = A;
+  B.CpusAllocated = 8;
+  EXPECT_FALSE(sameNodeKind(A, B));
+  EXPECT_EQ(describeNodeKind(A), "Xeon, 4 of 16 CPUs, NVIDIA H100");
 }
 
 } // namespace
