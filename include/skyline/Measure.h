@@ -35,6 +35,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -63,6 +64,15 @@ enum class MallocThresholds {
 /// this share of it; until then the size gets more timing runs (at most
 /// 2 x --timing-runs).
 inline constexpr double FastestAgreement = 0.05;
+
+/// A trial an experiment asks the sweep for: one timing run at the
+/// declared batch size with the variables Env added (Experiments.h).
+struct TrialRequest {
+  std::string Experiment;
+  std::string Setting;
+  int64_t Value = 0;
+  std::vector<std::string> Env; // NAME=value
+};
 
 struct MeasureOptions {
   int64_t MemoryBudget = int64_t(4) << 30; // bytes the program may hold (CPU)
@@ -112,6 +122,12 @@ struct MeasureOptions {
   /// Runs at once where the sweep's plan has independent ones (the repeats
   /// of a pass), through Slurm only: each run a job or step of its own.
   unsigned ParallelRuns = 1;
+  /// --experiments: the experiments chosen (selectExperiments,
+  /// Experiments.h); none: the default ones.
+  std::optional<std::vector<std::string>> Experiments;
+  /// The experiments' trials, planned from the sweep's measurement once it
+  /// has measured the sizes (none: no experiment runs).
+  std::function<std::vector<TrialRequest>(const Measurement &)> PlanTrials;
 };
 
 /// glibc's malloc thresholds in the runs' environment.

@@ -193,6 +193,21 @@ struct MeasuredRun {
   std::optional<RunNode> Node;
 };
 
+/// One trial of an experiment (docs/experiments/): a timing run at the
+/// declared batch size that differs from the baseline by one setting.
+struct TrialRun {
+  std::string Experiment; // threads
+  std::string Setting;    // "2 intra-op threads"
+  int64_t Value = 0;      // 2
+  int64_t BatchSize = 0;
+  /// Each of the trial's timing runs' median; the fastest is IterationMs.
+  std::vector<double> TimingRunMedians;
+  double IterationMs = 0;
+  int64_t PeakBytes = 0;
+  /// Why the trial measured nothing (it failed to run); empty otherwise.
+  std::string Problem;
+};
+
 struct Measurement {
   /// The runs measured the program at its own batch size, the one they
   /// observed: it has no batch size literal skyline-check can change (none
@@ -230,6 +245,8 @@ struct Measurement {
   /// that ran can fail like it (a last batch the program cannot shape).
   /// 0: none failed.
   int64_t FirstFailure = 0;
+  /// The experiments' trials, in the order they ran (--experiments).
+  std::vector<TrialRun> Trials;
 };
 
 /// The seconds M's runs took: RunSeconds, or in an older report the kept

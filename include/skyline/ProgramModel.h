@@ -202,6 +202,19 @@ struct TrainingLoop {
   std::vector<SetupStatement> SetupStatements;
 };
 
+/// Where the program sets its intra-op thread count, and where a setting of
+/// its own would go: what the threads experiment's fix-it edits.
+struct ThreadSettings {
+  /// The argument of each torch::set_num_threads or at::set_num_threads
+  /// call (none inside a macro).
+  std::vector<SourceSpan> Calls;
+  /// Just past the `{` of main's body (Length 0); none: no source here
+  /// defines main.
+  std::optional<SourceSpan> MainStart;
+  /// The indentation of main's first statement ("  " where it has none).
+  std::string MainIndent;
+};
+
 struct ProgramModel {
   static constexpr int SchemaVersion = 1;
   std::vector<std::string> Sources;
@@ -212,6 +225,7 @@ struct ProgramModel {
   std::vector<TrainingLoop> TrainingLoops;
   /// The callee (`torch::save`) of every checkpoint save, made a no-op in runs.
   std::vector<SourceSpan> SaveCalls;
+  ThreadSettings Threads;
   /// Every file of the program's own (sources and headers, no system ones).
   std::vector<std::string> Files;
   /// Each of Files and its SHA-256 when it was analyzed: a saved report's

@@ -41,6 +41,8 @@ struct RunRequest {
   std::string Tag;
   /// glibc's malloc thresholds the run gets.
   MallocThresholds Malloc = MallocThresholds::Pinned;
+  /// Variables an experiment's trial adds ("NAME=value").
+  std::vector<std::string> Env;
 };
 
 /// One run's figures, or why there are none.
@@ -336,6 +338,7 @@ private:
   unsigned repeatsLeft(unsigned Pass, size_t From) const;
 
   llvm::Error timeWithDynamicMalloc();
+  llvm::Error runTrials();
   void warnOfOtherWork();
 
   RunRequest request(int64_t Size, RunMode Mode) const;

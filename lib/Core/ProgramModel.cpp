@@ -80,6 +80,10 @@ void rewritePaths(ProgramModel &Model,
     Fix(Call.File);
   for (SourceSpan &Save : Model.SaveCalls)
     Fix(Save.File);
+  for (SourceSpan &Call : Model.Threads.Calls)
+    Fix(Call.File);
+  if (Model.Threads.MainStart)
+    Fix(Model.Threads.MainStart->File);
   for (std::string &File : Model.Files)
     Fix(File);
   std::map<std::string, std::string> Digests;

@@ -315,6 +315,25 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
+  Out << YAML::Key << "thread_settings" << YAML::Value << YAML::BeginMap;
+  Out << YAML::Key << "calls" << YAML::Value << YAML::BeginSeq;
+  for (const SourceSpan &Call : Model.Threads.Calls) {
+    Out << YAML::Flow << YAML::BeginMap;
+    emitSpanFields(Out, Call);
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+  Out << YAML::Key << "main_start" << YAML::Value;
+  if (Model.Threads.MainStart) {
+    Out << YAML::Flow << YAML::BeginMap;
+    emitSpanFields(Out, *Model.Threads.MainStart);
+    Out << YAML::EndMap;
+  } else {
+    Out << YAML::Null;
+  }
+  Out << YAML::Key << "main_indent" << YAML::Value << YAML::DoubleQuoted
+      << Model.Threads.MainIndent;
+  Out << YAML::EndMap;
   Out << YAML::Key << "files" << YAML::Value << YAML::BeginSeq;
   for (const std::string &File : Model.Files)
     Out << File;
@@ -369,6 +388,9 @@ std::string impossibleValue(const ProgramModel &Model) {
                       "other_batch_sizes[" + std::to_string(I) + "]");
         !Problem.empty())
       return Problem;
+  // It goes into a fix-it as it is: blanks only, no code.
+  if (Model.Threads.MainIndent.find_first_not_of(" \t") != std::string::npos)
+    return "thread_settings.main_indent holds more than spaces and tabs";
   for (const auto &[File, Digest] : Model.FileSha256)
     if (Digest.size() != 64 ||
         Digest.find_first_not_of("0123456789abcdef") != std::string::npos)
@@ -417,6 +439,13 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       Model.TrainingLoops.push_back(readLoop(Loop));
     for (const YAML::Node &Save : Root["save_calls"])
       Model.SaveCalls.push_back(readSpan(Save));
+    if (const YAML::Node Threads = Root["thread_settings"]) {
+      for (const YAML::Node &Call : Threads["calls"])
+        Model.Threads.Calls.push_back(readSpan(Call));
+      if (const YAML::Node Start = Threads["main_start"]; Start && !Start.IsNull())
+        Model.Threads.MainStart = readSpan(Start);
+      Model.Threads.MainIndent = get<std::string>(Threads, "main_indent");
+    }
     for (const YAML::Node &File : Root["files"])
       Model.Files.push_back(File.as<std::string>());
     for (const auto &Entry : Root["file_sha256"])

@@ -6,6 +6,7 @@
 #include "skyline/Bundle.h"
 #include "skyline/CompilationSetup.h"
 #include "skyline/Config.h"
+#include "skyline/Experiments.h"
 #include "skyline/FileHash.h"
 #include "skyline/FixExport.h"
 #include "skyline/Frontend.h"
@@ -193,6 +194,7 @@ llvm::Expected<Measurement> measureForGate(llvm::StringRef Executable,
   // repeat gets the share of the budget a size of the sweep gets.
   One.Breakdown = BreakdownRuns::None;
   One.TimingRuns = 1; // the repeats are the gate's own
+  One.PlanTrials = nullptr; // the experiments ran in the sweep
   One.TimeBudgetSeconds = Options.TimeBudgetSeconds / Options.MaxRuns;
   auto RanAt = [&](int64_t Size) {
     return std::any_of(
@@ -280,6 +282,9 @@ MeasureOptions sweepOptions(const CommandLineOptions &Options,
   Measure.RoundTo = Options.Rules.Model.RoundTo;
   Measure.ThroughputSlack = Options.Rules.Model.ThroughputSlack;
   Measure.MinGain = Options.Rules.Model.MinGain;
+  if (!Measure.Experiments)
+    Measure.Experiments = llvm::cantFail(selectExperiments("default"));
+  Measure.PlanTrials = trialPlanner(*Measure.Experiments, Model);
   return Measure;
 }
 

@@ -170,6 +170,10 @@ void mergeBatchSizes(std::vector<BatchSizeFindings> &Found,
                      std::optional<BatchSizeSite> Named, bool NamedByUser,
                      ProgramModel &Model);
 
+/// The program's intra-op thread settings and the start of main
+/// (ProgramModel::Threads), as far as this translation unit holds them.
+void findThreadSettings(const TUContext &TU, ThreadSettings &Out);
+
 /// The batch size declared by a named variable, field or macro.
 std::optional<BatchSizeSite> findNamedBatchSize(const TUContext &TU,
                                                 llvm::StringRef Name);

@@ -51,6 +51,7 @@ using namespace frontend;
 struct Collected {
   std::vector<ModuleFindings> Modules;
   std::vector<SourceSpan> SaveCalls;
+  ThreadSettings Threads;
   std::set<std::string> Files;
   std::set<std::string> SystemFiles;
   std::vector<TrainingLoop> Loops;
@@ -164,6 +165,7 @@ public:
     for (OptionDefault &Option : BatchSizeTracer(TU).optionDefaults())
       Out.OptionDefaults.push_back(std::move(Option));
     findSaveCalls(TU, Out.SaveCalls);
+    findThreadSettings(TU, Out.Threads);
     if (!Options.BatchSizeVar.empty() && !Out.Named) {
       Out.Named = findNamedBatchSize(TU, Options.BatchSizeVar);
       if (!Out.Named)
@@ -459,6 +461,13 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   for (const SourceSpan &Save : In.SaveCalls)
     if (SeenSaves.insert({Save.File, Save.Offset}).second)
       Model.SaveCalls.push_back(Save);
+  // A header's call is seen by every source that includes it: once each.
+  std::set<std::pair<std::string, unsigned>> SeenThreadCalls;
+  for (const SourceSpan &Call : In.Threads.Calls)
+    if (SeenThreadCalls.insert({Call.File, Call.Offset}).second)
+      Model.Threads.Calls.push_back(Call);
+  Model.Threads.MainStart = In.Threads.MainStart;
+  Model.Threads.MainIndent = In.Threads.MainIndent;
   Model.Files.assign(In.Files.begin(), In.Files.end());
   for (const std::string &File : Model.Files)
     if (std::optional<std::string> Digest = sha256OfFile(File))

@@ -107,6 +107,8 @@ void emitOptions(YAML::Emitter &Out, const MeasureOptions &O) {
   Out << YAML::Key << "queue_timeout_seconds" << YAML::Value
       << O.QueueTimeoutSeconds;
   Out << YAML::Key << "parallel_runs" << YAML::Value << O.ParallelRuns;
+  if (O.Experiments)
+    emitWords(Out, "experiments", *O.Experiments);
   Out << YAML::EndMap;
 }
 
@@ -147,6 +149,8 @@ MeasureOptions readOptions(const YamlFields &F) {
                                              Least::One, O.QueueTimeoutSeconds);
   O.ParallelRuns =
       F.number<unsigned>("parallel_runs", Least::One, O.ParallelRuns);
+  if (F["experiments"])
+    O.Experiments = readWords(F, "experiments");
   return O;
 }
 

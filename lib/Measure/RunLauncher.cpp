@@ -206,6 +206,7 @@ std::vector<std::string> runEnvironment(const RunRequest &Request,
       Set(env::MemoryBudget, std::to_string(Options.Device == DeviceChoice::CUDA
                                                 ? 0
                                                 : Options.MemoryBudget))};
+  Env.insert(Env.end(), Request.Env.begin(), Request.Env.end());
   if (!Breakdown) {
     Env.push_back(Set(env::Tolerance, std::to_string(Options.Tolerance)));
     if (Request.TimeLimitSeconds > 0)

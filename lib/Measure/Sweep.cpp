@@ -201,6 +201,8 @@ llvm::Expected<Measurement> Sweep::run() {
   noteUnconfirmedSizes();
   if (llvm::Error E = timeWithDynamicMalloc())
     return std::move(E);
+  if (llvm::Error E = runTrials())
+    return std::move(E);
   warnOfOtherWork();
   return std::move(Result);
 }
@@ -1017,6 +1019,48 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
                  : Run->Problem);
   else
     Result.Runs.front().DynamicMallocMs = Run->Run->IterationMs.Median;
+  return llvm::Error::success();
+}
+
+/// The experiments' trials (Experiments.h): one timing run each at the
+/// declared size with its setting. A trial that fails is kept with its
+/// problem and changes nothing else.
+llvm::Error Sweep::runTrials() {
+  if (!Options.PlanTrials || Sizes.empty() || !Sizes.front().Repeatable ||
+      Sizes.front().BatchSize != DeclaredBatchSize)
+    return llvm::Error::success();
+  for (const TrialRequest &Trial : Options.PlanTrials(Result)) {
+    if (budgetSpent() || overrunsBudget(Sizes.front().first().WallSeconds)) {
+      if (!Result.TimeBudgetSpent)
+        noteBudget("no trial of experiment " + Trial.Experiment,
+                   /*Predicted=*/!budgetSpent());
+      return llvm::Error::success();
+    }
+    Progress << "skyline-check: trial of experiment " << Trial.Experiment
+             << " (" << Trial.Setting << ") at batch size "
+             << DeclaredBatchSize << "...";
+    Progress.flush();
+    RunRequest Request = request(DeclaredBatchSize, RunMode::Timing);
+    Request.TimeLimitSeconds = timingRunSeconds(budget(), spent(), 1, false);
+    Request.Tag = "experiment-" + Trial.Experiment;
+    Request.Env = Trial.Env;
+    auto Run = launch(Request);
+    if (!Run)
+      return Run.takeError();
+    Progress << llvm::format(" %.1f s\n", Run->Seconds);
+    TrialRun Done{Trial.Experiment, Trial.Setting, Trial.Value,
+                  DeclaredBatchSize};
+    if (Run->Run && !Run->Run->OutOfMemory && Run->Run->Iterations > 0) {
+      Done.IterationMs = Run->Run->IterationMs.Median;
+      Done.TimingRunMedians = {Done.IterationMs};
+      Done.PeakBytes = Run->Run->PeakBytes;
+    } else {
+      Done.Problem = Run->Run ? "the trial ran out of memory or measured no "
+                                "iteration; see its log " + Run->Run->Log
+                              : Run->Problem;
+    }
+    Result.Trials.push_back(std::move(Done));
+  }
   return llvm::Error::success();
 }
 

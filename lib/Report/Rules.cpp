@@ -2,10 +2,12 @@
 
 #include "skyline/Rules.h"
 
+#include "skyline/Experiments.h"
 #include "skyline/InputFile.h"
 
 #include "Rules/RuleFactories.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -27,6 +29,18 @@ std::vector<RuleInfo> withDocsPages(std::vector<RuleInfo> Rules) {
   return Rules;
 }
 
+/// The experiments' rules, each with its page: docs/experiments/<name>.md.
+std::vector<RuleInfo> experimentRules() {
+  static std::deque<std::string> Pages; // the catalog's pages outlive it
+  std::vector<RuleInfo> Rules;
+  for (const std::unique_ptr<Experiment> &E : createExperiments()) {
+    Rules.push_back(E->info());
+    Pages.push_back(("docs/experiments/" + E->name() + ".md").str());
+    Rules.back().DocsPage = Pages.back();
+  }
+  return Rules;
+}
+
 } // namespace
 
 llvm::ArrayRef<RuleInfo> ruleCatalog() {
@@ -38,7 +52,9 @@ llvm::ArrayRef<RuleInfo> ruleCatalog() {
          {&rules::throughputRegression(), &rules::memoryRegression(),
           &rules::baselineEnvironment()})
       Rules.push_back(*Gate);
-    return withDocsPages(std::move(Rules));
+    Rules = withDocsPages(std::move(Rules));
+    llvm::append_range(Rules, experimentRules());
+    return Rules;
   }();
   return Catalog;
 }
@@ -85,6 +101,8 @@ std::vector<Finding> runRules(const RuleContext &Context) {
     return Findings;
   for (const std::unique_ptr<Rule> &R : createRules())
     R->check(Context, Findings);
+  llvm::append_range(Findings,
+                     experimentFindings(Context.Program, Context.Measured));
   return dropSilenced(std::move(Findings));
 }
 

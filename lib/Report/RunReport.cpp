@@ -2,6 +2,7 @@
 
 #include "skyline/RunReport.h"
 
+#include "skyline/Experiments.h"
 #include "skyline/InputFile.h"
 #include "skyline/MeasuredRunYAML.h"
 #include "skyline/OtherWork.h"
@@ -442,6 +443,38 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
   }
 }
 
+/// The experiments' trials (docs/report.md, "experiments"): what ran, and
+/// the verdict against the baseline in the suggestion's noise model.
+void emitTrials(YAML::Emitter &Out, const Measurement &M) {
+  Out << YAML::Key << "experiments" << YAML::Value << YAML::BeginSeq;
+  for (const TrialRun &Trial : M.Trials) {
+    TrialEffect Effect = trialEffect(M, trialBaseline(M, Trial), Trial);
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "experiment" << YAML::Value << Trial.Experiment;
+    Out << YAML::Key << "setting" << YAML::Value << Trial.Setting;
+    Out << YAML::Key << "value" << YAML::Value << Trial.Value;
+    Out << YAML::Key << "batch_size" << YAML::Value << Trial.BatchSize;
+    Out << YAML::Key << "verdict" << YAML::Value << verdictName(Effect.Verdict);
+    if (!Trial.Problem.empty()) {
+      Out << YAML::Key << "problem" << YAML::Value << Trial.Problem;
+    } else {
+      Out << YAML::Key << "iteration_ms" << YAML::Value << Trial.IterationMs;
+      Out << YAML::Key << "timing_run_medians" << YAML::Value << YAML::Flow
+          << Trial.TimingRunMedians;
+      Out << YAML::Key << "peak_bytes" << YAML::Value << Trial.PeakBytes;
+    }
+    if (Effect.Verdict != TrialVerdict::Failed) {
+      Out << YAML::Key << "baseline_ms" << YAML::Value << Effect.BaselineMs;
+      Out << YAML::Key << "gain" << YAML::Value << Effect.Gain;
+      Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
+          << YAML::BeginSeq << Effect.Range.Low << Effect.Range.High
+          << YAML::EndSeq;
+    }
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
+}
+
 } // namespace
 
 std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
@@ -509,6 +542,8 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
   for (const std::string &Problem : M.Problems)
     Out << Problem;
   Out << YAML::EndSeq;
+  if (!M.Trials.empty())
+    emitTrials(Out, M);
   if (Model)
     emitAnalysis(Out, *Model);
   Out << YAML::Key << "program" << YAML::Value;
@@ -518,6 +553,23 @@ std::string reportToYAML(const SavedReport &Report, const Analysis *Model) {
 }
 
 namespace {
+
+TrialRun readTrial(const YamlFields &Node) {
+  TrialRun Trial;
+  Trial.Experiment = Node.get<std::string>("experiment");
+  Trial.Setting = Node.get<std::string>("setting");
+  Trial.Value = Node.number<int64_t>("value", Least::Zero);
+  Trial.BatchSize = Node.number<int64_t>("batch_size", Least::Zero);
+  Trial.Problem = Node.get<std::string>("problem");
+  Trial.IterationMs = Node.number<double>("iteration_ms", Least::Zero);
+  Trial.PeakBytes = Node.number<int64_t>("peak_bytes", Least::Zero);
+  Node.forEach("timing_run_medians",
+               [&](const YAML::Node &Ms, const std::string &Key) {
+                 Trial.TimingRunMedians.push_back(
+                     convertValue<double>(Ms, Key));
+               });
+  return Trial;
+}
 
 llvm::Error notAReport(llvm::StringRef Path, const std::string &Why) {
   return llvm::createStringError(
@@ -590,6 +642,10 @@ llvm::Expected<SavedReport> readReportNode(const YAML::Node &Node,
   Root.forEach("problems",
                [&](const YAML::Node &Problem, const std::string &Key) {
                  M.Problems.push_back(convertValue<std::string>(Problem, Key));
+               });
+  Root.forEach("experiments",
+               [&](const YAML::Node &Trial, const std::string &Key) {
+                 M.Trials.push_back(readTrial(YamlFields(Trial, Key)));
                });
   if (const YAML::Node Program = Root["program"]) {
     std::string Error;

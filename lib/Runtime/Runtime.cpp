@@ -15,6 +15,8 @@
 //   SKYLINE_MODE           breakdown (default: every hook) or timing (the
 //                          iteration boundaries and the memory tracker only)
 //   SKYLINE_MEMORY_BUDGET  bytes of CPU memory the run may hold (0 = none)
+//   SKYLINE_INTRA_OP_THREADS  intra-op threads set at the first iteration,
+//                          over the program's own (0 = keep them)
 // After warm-up plus the measured iterations the result is written and the
 // process ends (exit 0); crossing the budget writes an OOM result and exits
 // with ExitOutOfMemory. A program that returns before that writes a partial
@@ -77,6 +79,8 @@ struct Config {
   int Iterations = 8; // the most measured
   StoppingRule Stop;
   int64_t MemoryBudget = 0;
+  /// The threads experiment's intra-op threads; 0: the program's own.
+  int IntraOpThreads = 0;
   std::string ResultPath;
 };
 
@@ -110,6 +114,8 @@ Config readConfig() {
   C.Iterations = int(
       std::clamp<int64_t>(envInteger(env::Iterations, 8), 1, MaxIterations));
   C.MemoryBudget = envInteger(env::MemoryBudget, 0);
+  C.IntraOpThreads = int(std::min<int64_t>(envInteger(env::IntraOpThreads, 0),
+                                           1024));
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -950,6 +956,10 @@ void iteration_begin() noexcept {
   int Index = Clock.Count.load(std::memory_order_relaxed);
   if (Index >= int(Clock.StartNs.size()))
     return;
+  // After the program's own setting (at the start of main, or anywhere
+  // before its loop), as a fix-it at the start of main would be.
+  if (Index == 0 && C.IntraOpThreads > 0)
+    at::set_num_threads(C.IntraOpThreads);
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   restoreHostBudget();
   int64_t Now = nowNs();

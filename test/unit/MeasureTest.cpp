@@ -2540,3 +2540,61 @@ TEST(MeasureTest, EveryRunGetsThePinnedMallocThresholds) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(MeasureTest, TrialsRunAtTheDeclaredSizeWithTheirSettingAfterTheSweep) {
+  // An experiment's trial is one more timing run at the declared size with
+  // its variables added; one that fails is kept with why, and the sizes'
+  // runs are as without it.
+  ScriptedProgram Program("trials");
+  Program.Options.MaxRuns = 2;
+  Program.Options.TimingRuns = 1;
+  std::vector<std::string> TrialThreads;
+  Program.write(
+      [&](const RunRequest &Request, const Environment &Env) {
+        auto Threads = Env.find("SKYLINE_INTRA_OP_THREADS");
+        if (Threads != Env.end())
+          TrialThreads.push_back(Request.Tag + " " + Threads->second);
+        if (Request.Tag == "experiment-broken")
+          return Program.crashed(Request, 11, "Segmentation fault\n");
+        double Ms = Threads != Env.end() ? 1.5 : 2.0;
+        return Program.finished(
+            Request, measured(Request, Env, 8, false, 10, false, Ms), 1);
+      },
+      everyRun(Program, 3, false, 5));
+  unsigned Planned = 0;
+  Program.Options.PlanTrials = [&](const Measurement &SoFar) {
+    ++Planned;
+    EXPECT_EQ(sizesOf(SoFar), (std::vector<int64_t>{8, 16}));
+    TrialRequest Faster{"threads", "1 intra-op thread", 1,
+                        {"SKYLINE_INTRA_OP_THREADS=1"}};
+    TrialRequest Broken{"broken", "a setting that crashes", 3,
+                        {"SKYLINE_INTRA_OP_THREADS=3"}};
+    return std::vector<TrialRequest>{Faster, Broken};
+  };
+  llvm::Expected<Measurement> M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(Planned, 1u);
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16}));
+  EXPECT_EQ(TrialThreads, (std::vector<std::string>{"experiment-threads 1",
+                                                    "experiment-broken 3"}));
+  ASSERT_EQ(M->Trials.size(), 2u);
+  const TrialRun &Ran = M->Trials[0];
+  EXPECT_EQ(Ran.Experiment, "threads");
+  EXPECT_EQ(Ran.BatchSize, 8);
+  EXPECT_EQ(Ran.Value, 1);
+  EXPECT_DOUBLE_EQ(Ran.IterationMs, 1.5);
+  EXPECT_EQ(Ran.TimingRunMedians, std::vector<double>{1.5});
+  EXPECT_EQ(Ran.Problem, "");
+  const TrialRun &Failed = M->Trials[1];
+  EXPECT_EQ(Failed.IterationMs, 0);
+  EXPECT_NE(Failed.Problem.find("Segmentation fault"), std::string::npos)
+      << Failed.Problem;
+  EXPECT_NE(Program.Progress.find("skyline-check: trial of experiment threads "
+                                  "(1 intra-op thread) at batch size 8..."),
+            std::string::npos)
+      << Program.Progress;
+}
+
+} // namespace

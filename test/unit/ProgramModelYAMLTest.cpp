@@ -56,6 +56,9 @@ ProgramModel sampleModel() {
       {{"/src/train.cpp", 31, 3, 700, 58},
        "auto dataset = torch::data::datasets::MNIST(kDataRoot)"});
   Model.TrainingLoops.push_back(Loop);
+  Model.Threads.Calls.push_back({"/src/train.cpp", 25, 26, 600, 1});
+  Model.Threads.MainStart = SourceSpan{"/src/train.cpp", 24, 13, 570, 0};
+  Model.Threads.MainIndent = "\t";
   Model.Warnings.push_back("a warning");
   Model.Files = {"/src/net.h", "/src/train.cpp"};
   Model.FileSha256["/src/train.cpp"] =
@@ -96,6 +99,12 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Setup.At.Offset, 700u);
   EXPECT_EQ(Setup.At.Length, 58u);
   EXPECT_EQ(Read->FileSha256, Model.FileSha256);
+  ASSERT_EQ(Read->Threads.Calls.size(), 1u);
+  EXPECT_EQ(Read->Threads.Calls[0].Offset, 600u);
+  ASSERT_TRUE(Read->Threads.MainStart);
+  EXPECT_EQ(Read->Threads.MainStart->Offset, 570u);
+  EXPECT_EQ(Read->Threads.MainStart->Length, 0u);
+  EXPECT_EQ(Read->Threads.MainIndent, "\t");
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
@@ -137,6 +146,9 @@ TEST(ProgramModelYAMLTest, RefusesImpossibleValues) {
             "file_sha256 of '/src/train.cpp' is "
             "'zz7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad'"
             "; it must be 64 lowercase hex digits (a SHA-256)");
+  // The indentation goes into a fix-it as it is.
+  EXPECT_EQ(ReadWith("main_indent: \"\\t\"", "main_indent: \"x();\""),
+            "thread_settings.main_indent holds more than spaces and tabs");
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 
 #include "OptionTable.h"
 
+#include "skyline/Experiments.h"
 #include "skyline/Rules.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -430,6 +431,18 @@ std::vector<OptionDecl> runOptions() {
           measureField(&MeasureOptions::Malloc),
           {{"pinned", MallocThresholds::Pinned},
            {"dynamic", MallocThresholds::Dynamic}}),
+      option("experiments", po::value<std::string>()->value_name("LIST"),
+             "measured experiments to try, each a trial run with a fix-it: "
+             "all, none, or names (threads); default: those that cost at "
+             "most one extra run (docs/experiments/)",
+             [](const std::string &Text,
+                CommandLineOptions &Options) -> llvm::Error {
+               auto Chosen = selectExperiments(Text);
+               if (!Chosen)
+                 return Chosen.takeError();
+               Options.Measure.Experiments = std::move(*Chosen);
+               return llvm::Error::success();
+             }),
       text("report", "FILE",
            "write the runs, fits, predictions and suggestion as YAML "
            "(docs/report.md)",

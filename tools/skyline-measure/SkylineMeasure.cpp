@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "skyline/Config.h"
+#include "skyline/Experiments.h"
 #include "skyline/Measure.h"
 #include "skyline/MeasurePlan.h"
 #include "skyline/RunReport.h"
@@ -237,6 +238,10 @@ int main(int Argc, char **Argv) {
   MeasureOptions Options = Plan->Options;
   Options.WorkDir = Args->Bundle;
   Options.RunDir = runDirectory(*Args, Options.RunDir);
+  // The experiments skyline-check chose, planned from this node's machine.
+  Options.PlanTrials =
+      trialPlanner(Options.Experiments.value_or(std::vector<std::string>()),
+                   Plan->Program);
   fs::remove(bundleRunsPath(Args->Bundle));
   auto Measured =
       measure(Executable, Plan->DeclaredBatchSize, Options, llvm::errs());

@@ -33,6 +33,9 @@ inline constexpr char MinIterations[] = "SKYLINE_MIN_ITERATIONS";
 inline constexpr char MemoryBudget[] = "SKYLINE_MEMORY_BUDGET";
 inline constexpr char Tolerance[] = "SKYLINE_TOLERANCE";
 inline constexpr char TimeLimit[] = "SKYLINE_TIME_LIMIT";
+/// The threads experiment's trial: intra-op threads set at the first
+/// iteration, after the program's own setting.
+inline constexpr char IntraOpThreads[] = "SKYLINE_INTRA_OP_THREADS";
 /// The user's: "events" times layers with CUDA events instead of CUPTI.
 inline constexpr char GpuTimer[] = "SKYLINE_GPU_TIMER";
 inline constexpr char CuptiLibrary[] = "SKYLINE_CUPTI_LIBRARY";

@@ -52,10 +52,14 @@ public:
   Tensor operator-(const Tensor &) const { return *this; }
   Tensor operator*(const Tensor &) const { return *this; }
 };
+inline void set_num_threads(int) {}
+inline int get_num_threads() { return 1; }
 } // namespace at
 
 namespace torch {
 using at::Tensor;
+using at::get_num_threads;
+using at::set_num_threads;
 using c10::Device;
 constexpr c10::DeviceType kCPU = c10::DeviceType::CPU;
 constexpr c10::DeviceType kCUDA = c10::DeviceType::CUDA;

@@ -1,0 +1,182 @@
+// The experiments: which run by default, what the threads experiment tries
+// on which machine, the verdict of a trial in the runs' noise, and the
+// findings and fix-its made of them.
+
+#include "skyline/Experiments.h"
+
+#include "skyline/Rules.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace skyline;
+
+namespace {
+
+TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
+  EXPECT_EQ(llvm::cantFail(selectExperiments("")),
+            std::vector<std::string>{"threads"});
+  EXPECT_EQ(llvm::cantFail(selectExperiments("default")),
+            std::vector<std::string>{"threads"});
+  EXPECT_EQ(llvm::cantFail(selectExperiments("all")),
+            std::vector<std::string>{"threads"});
+  EXPECT_TRUE(llvm::cantFail(selectExperiments("none")).empty());
+  EXPECT_EQ(llvm::cantFail(selectExperiments(" threads,threads ")),
+            std::vector<std::string>{"threads"});
+  auto Unknown = selectExperiments("threads,autocast-typo");
+  ASSERT_FALSE(bool(Unknown));
+  EXPECT_EQ(llvm::toString(Unknown.takeError()),
+            "--experiments: no experiment 'autocast-typo'; the experiments "
+            "are threads (or all, none, default)");
+}
+
+TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
+  for (const auto &E : createExperiments()) {
+    auto Catalog = ruleCatalog();
+    const RuleInfo *Info = llvm::find_if(
+        Catalog, [&](const RuleInfo &R) { return R.Id == E->info().Id; });
+    ASSERT_NE(Info, Catalog.end()) << E->name().str();
+    EXPECT_EQ(Info->DocsPage, "docs/experiments/" + E->name().str() + ".md");
+    EXPECT_LE(E->extraRuns(), 1u) << "a default experiment costs one run";
+  }
+}
+
+TEST(ExperimentsTest, ThreadsWorthTryingOnEachKindOfMachine) {
+  // More threads than CPUs, or fewer: the CPUs.
+  EXPECT_EQ(threadsWorthTrying(16, {4, 4}), 4);
+  EXPECT_EQ(threadsWorthTrying(2, {8, 8}), 8);
+  // One a CPU on SMT siblings: the cores.
+  EXPECT_EQ(threadsWorthTrying(8, {8, 4}), 4);
+  // One a core already: half.
+  EXPECT_EQ(threadsWorthTrying(4, {4, 4}), 2);
+  EXPECT_EQ(threadsWorthTrying(2, {2, 2}), 1);
+  // One CPU, one thread: nothing to try.
+  EXPECT_EQ(threadsWorthTrying(1, {1, 1}), 0);
+}
+
+Measurement cpuMeasurement(int Threads) {
+  Measurement M;
+  M.Device = DeviceType::CPU;
+  M.Threads = Threads;
+  MeasuredRun Run;
+  Run.BatchSize = 16;
+  Run.Iterations = 8;
+  Run.IterationMs = {3.6, 3.6, 0.05, 3.5, 3.7};
+  Run.TimingRunMedians = {3.6, 3.7, 3.8};
+  M.Runs = {Run};
+  return M;
+}
+
+TEST(ExperimentsTest, ThreadsPlansOneTrialOnTheCpuOnly) {
+  ProgramModel Program;
+  Measurement M = cpuMeasurement(16);
+  std::vector<TrialRequest> Trials = planTrials({"threads"}, Program, M, {4, 4});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_EQ(Trials[0].Experiment, "threads");
+  EXPECT_EQ(Trials[0].Value, 4);
+  EXPECT_EQ(Trials[0].Setting, "4 intra-op threads (the program's 16)");
+  EXPECT_EQ(Trials[0].Env,
+            std::vector<std::string>{"SKYLINE_INTRA_OP_THREADS=4"});
+  EXPECT_TRUE(planTrials({}, Program, M, {4, 4}).empty());
+  M.Device = DeviceType::CUDA;
+  EXPECT_TRUE(planTrials({"threads"}, Program, M, {4, 4}).empty());
+  EXPECT_FALSE(trialPlanner({}, Program));
+}
+
+TEST(ExperimentsTest, ATrialsEffectIsCentredOnItsPointInTheRunsNoise) {
+  // Baseline: the fastest of 3.6, 3.7, 3.8 ms. Their ln spread is
+  // s = 0.02703 (2 degrees of freedom, t = 2.920); one trial at 3.0 ms:
+  // gain 3.6 / 3.0 - 1 = 20%, half-width 2.920 x 0.02703 x sqrt(1/3 + 1)
+  // = 0.09115 in ln, so exp(ln 1.2 -+ 0.09115) - 1 = 9.5% to 31.5%.
+  Measurement M = cpuMeasurement(2);
+  TrialRun Trial{"threads", "1 intra-op thread", 1, 16, {3.0}, 3.0, 0, ""};
+  TrialEffect Effect = trialEffect(M, trialBaseline(M, Trial), Trial);
+  EXPECT_EQ(Effect.Verdict, TrialVerdict::Faster);
+  EXPECT_NEAR(Effect.Gain, 0.2, 1e-12);
+  double Logs[] = {std::log(3.6), std::log(3.7), std::log(3.8)};
+  double Mean = (Logs[0] + Logs[1] + Logs[2]) / 3, Squares = 0;
+  for (double L : Logs)
+    Squares += (L - Mean) * (L - Mean);
+  double Half = 2.920 * std::sqrt(Squares / 2) * std::sqrt(1.0 / 3 + 1);
+  EXPECT_NEAR(Half, 0.09115, 5e-5);
+  EXPECT_NEAR(Effect.Range.Low, std::exp(std::log(1.2) - Half) - 1, 1e-12);
+  EXPECT_NEAR(Effect.Range.High, std::exp(std::log(1.2) + Half) - 1, 1e-12);
+  EXPECT_NEAR(Effect.Range.Low, 0.0955, 5e-4);
+  EXPECT_NEAR(Effect.Range.High, 0.3145, 5e-4);
+  // Every interval holds its point.
+  for (double Ms : {2.0, 3.0, 3.5, 3.6, 3.7, 5.0}) {
+    Trial.IterationMs = Ms;
+    Trial.TimingRunMedians = {Ms};
+    TrialEffect E = trialEffect(M, trialBaseline(M, Trial), Trial);
+    EXPECT_LT(E.Range.Low, E.Gain) << Ms;
+    EXPECT_GT(E.Range.High, E.Gain) << Ms;
+  }
+  Trial.IterationMs = 3.5;
+  EXPECT_EQ(trialEffect(M, trialBaseline(M, Trial), Trial).Verdict,
+            TrialVerdict::NoClearEffect);
+  Trial.IterationMs = 5.0;
+  EXPECT_EQ(trialEffect(M, trialBaseline(M, Trial), Trial).Verdict,
+            TrialVerdict::Slower);
+  // No baseline at its size, or a trial that failed: failed.
+  Trial.BatchSize = 32;
+  EXPECT_EQ(trialEffect(M, trialBaseline(M, Trial), Trial).Verdict,
+            TrialVerdict::Failed);
+  Trial.BatchSize = 16;
+  Trial.Problem = "crashed";
+  EXPECT_EQ(trialEffect(M, trialBaseline(M, Trial), Trial).Verdict,
+            TrialVerdict::Failed);
+}
+
+ProgramModel programWithMain() {
+  ProgramModel Program;
+  Program.Threads.MainStart = SourceSpan{"/src/train.cpp", 17, 13, 389, 0};
+  Program.Threads.MainIndent = "    ";
+  return Program;
+}
+
+TEST(ExperimentsTest, AFasterTrialIsAWarningWithTheFixIt) {
+  Measurement M = cpuMeasurement(2);
+  M.Trials = {{"threads", "1 intra-op thread", 1, 16, {3.0}, 3.0, 0, ""}};
+  std::vector<Finding> Findings = experimentFindings(programWithMain(), M);
+  ASSERT_EQ(Findings.size(), 1u);
+  const Finding &F = Findings[0];
+  EXPECT_EQ(F.Rule, "skyline-experiment-threads");
+  EXPECT_EQ(F.Level, DiagLevel::Warning);
+  ASSERT_EQ(F.Edits.size(), 1u);
+  EXPECT_EQ(F.Edits[0].Range.Offset, 389u);
+  EXPECT_EQ(F.Edits[0].Text, "\n    torch::set_num_threads(1);");
+  EXPECT_EQ(F.At.Line, 17u);
+  // The program's own calls get the count instead, every one of them.
+  ProgramModel Calls = programWithMain();
+  Calls.Threads.Calls = {{"/src/train.cpp", 18, 26, 410, 1},
+                         {"/src/util.h", 4, 26, 80, 9}};
+  Findings = experimentFindings(Calls, M);
+  ASSERT_EQ(Findings[0].Edits.size(), 2u);
+  EXPECT_EQ(Findings[0].Edits[0].Text, "1");
+  EXPECT_EQ(Findings[0].Edits[1].Range.File, "/src/util.h");
+  EXPECT_EQ(Findings[0].Edits[1].Range.Length, 9u);
+}
+
+TEST(ExperimentsTest, NoClearEffectSlowerAndFailedAreNotesWithoutAFix) {
+  Measurement M = cpuMeasurement(2);
+  M.Trials = {{"threads", "1 intra-op thread", 1, 16, {3.5}, 3.5, 0, ""},
+              {"threads", "1 intra-op thread", 1, 16, {5.0}, 5.0, 0, ""},
+              {"threads", "1 intra-op thread", 1, 16, {}, 0, 0, "it crashed"},
+              {"from-a-later-version", "x", 1, 16, {3.0}, 3.0, 0, ""}};
+  std::vector<Finding> Findings = experimentFindings(programWithMain(), M);
+  ASSERT_EQ(Findings.size(), 3u); // the unknown experiment is left out
+  for (const Finding &F : Findings) {
+    EXPECT_EQ(F.Level, DiagLevel::Note);
+    EXPECT_TRUE(F.Edits.empty());
+  }
+  EXPECT_NE(Findings[0].Message.find("no clear effect"), std::string::npos);
+  EXPECT_NE(Findings[1].Message.find("the program's own setting is better"),
+            std::string::npos);
+  EXPECT_NE(Findings[2].Message.find("the trial failed, and nothing else "
+                                     "changed: it crashed"),
+            std::string::npos);
+}
+
+} // namespace
