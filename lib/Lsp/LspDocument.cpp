@@ -2,6 +2,7 @@
 
 #include "skyline/LspDocument.h"
 
+#include "skyline/Experiments.h"
 #include "skyline/FixExport.h"
 #include "skyline/OtherWork.h"
 #include "skyline/Units.h"
@@ -688,6 +689,93 @@ batchSizeActions(const ProgramState &State, llvm::ArrayRef<std::string> Only) {
       if (std::optional<BatchSizeAction> Scaled =
               withScaledLearningRate(State, Actions.back()))
         Actions.push_back(std::move(*Scaled));
+  }
+  return Actions;
+}
+
+} // namespace skyline
+
+namespace skyline {
+
+namespace {
+
+constexpr llvm::StringLiteral ExperimentRulePrefix = "skyline-experiment-";
+
+std::string signedShare(double Share) {
+  return (Share < 0 ? "-" : "+") + formatShare(std::fabs(Share));
+}
+
+} // namespace
+
+std::optional<std::string> experimentHover(const ProgramState &State,
+                                           llvm::StringRef File, unsigned Line,
+                                           bool Markdown) {
+  if (!Markdown) {
+    std::optional<std::string> Text = experimentHover(State, File, Line, true);
+    return Text ? std::optional<std::string>(plainText(*Text)) : std::nullopt;
+  }
+  if (!State.Report)
+    return std::nullopt;
+  const Measurement &M = State.Report->Measured;
+  std::string Text;
+  llvm::raw_string_ostream OS(Text);
+  for (const Finding &F : State.Measured) {
+    llvm::StringRef Rule = F.Rule;
+    if (!Rule.consume_front(ExperimentRulePrefix) || F.At.File != File ||
+        F.At.Line != Line)
+      continue;
+    for (const TrialRun &Trial : M.Trials) {
+      if (Trial.Experiment != Rule)
+        continue;
+      TrialEffect Effect = trialEffect(M, trialBaseline(M, Trial), Trial);
+      if (!Text.empty())
+        OS << "\n";
+      OS << "**experiment** `" << Trial.Experiment << "` at batch size "
+         << Trial.BatchSize << "\n\n"
+         << "| | |\n| --- | ---: |\n"
+         << "| trial | " << Trial.Setting << " |\n";
+      if (Effect.Verdict == TrialVerdict::Failed) {
+        OS << "| verdict | failed |\n\n" << Trial.Problem << "\n";
+        continue;
+      }
+      OS << "| iteration | "
+         << llvm::formatv("{0:F3} ms against {1:F3} ms", Effect.TrialMs,
+                          Effect.BaselineMs)
+         << " |\n"
+         << "| throughput | " << signedShare(Effect.Gain) << " ("
+         << formatShareRange(Effect.Range.Low, Effect.Range.High)
+         << ", 90% interval) |\n"
+         << "| verdict | " << verdictName(Effect.Verdict) << " |\n";
+    }
+  }
+  if (Text.empty())
+    return std::nullopt;
+  return Text;
+}
+
+std::vector<BatchSizeAction>
+experimentActions(const ProgramState &State, llvm::ArrayRef<std::string> Only) {
+  std::vector<BatchSizeAction> Actions;
+  if (!codeActionKindRequested(Only, "quickfix"))
+    return Actions;
+  for (const Finding &F : State.Measured) {
+    llvm::StringRef Name = F.Rule;
+    if (!Name.consume_front(ExperimentRulePrefix) || F.Edits.empty() ||
+        F.Level != DiagLevel::Warning)
+      continue;
+    auto Figure = [&](llvm::StringRef Key) {
+      auto It = llvm::find_if(F.Figures,
+                              [&](const auto &KV) { return KV.first == Key; });
+      return It == F.Figures.end() ? 0.0 : It->second;
+    };
+    BatchSizeAction Action;
+    Action.Title = "Apply experiment " + Name.str() + ": " +
+                   signedShare(Figure("gain")) + " throughput measured (" +
+                   formatShareRange(Figure("gainLow"), Figure("gainHigh")) +
+                   ")";
+    Action.Fix = F;
+    Action.Preferred = true;
+    Actions.push_back(std::move(Action));
   }
   return Actions;
 }

@@ -379,6 +379,10 @@ private:
   /// The URI the client knows Path by: the one it opened where it opened
   /// the file (through a link, say), else Path's own.
   std::string uriFor(const std::string &Path);
+  std::optional<llvm::json::Object>
+  quickfixJSON(const BatchSizeAction &Action, const Analyzed &Result,
+               llvm::StringRef File, const LineMap &Lines,
+               const llvm::json::Array &Fixed);
   /// Sends the diagnostics of Uri: every open file's, without repeats.
   void sendDiagnostics(const std::string &Uri,
                        const std::vector<json::Array> &Parts,
@@ -1224,6 +1228,8 @@ void Server::onHover(const mlir::lsp::TextDocumentPositionParams &Params,
   else
     Markdown = layerHover(State, File, *Line + 1, HoverMarkdown);
   if (!Markdown)
+    Markdown = experimentHover(State, File, *Line + 1, HoverMarkdown);
+  if (!Markdown)
     return Reply(nullptr);
   Reply(json::Object{
       {"contents",
@@ -1260,6 +1266,48 @@ void Server::onInlayHint(const mlir::lsp::InlayHintsParams &Params,
   Reply(std::move(Hints));
 }
 
+/// A quickfix of Action's edits, placed on the text as the editor has it
+/// (Lines maps File's analyzed lines onto it); none where an edit's line
+/// changed since the analysis or its file has no URI.
+std::optional<json::Object>
+Server::quickfixJSON(const BatchSizeAction &Action, const Analyzed &Result,
+                     llvm::StringRef File, const LineMap &Lines,
+                     const json::Array &Fixed) {
+  std::map<std::string, json::Array> Changes;
+  for (const TextEdit &Edit : Action.Fix.Edits) {
+    auto EditText = Result.Texts.find(Edit.Range.File);
+    if (EditText == Result.Texts.end())
+      return std::nullopt;
+    LspPosition Start = EditText->second.position(Edit.Range.Offset);
+    LspPosition End =
+        EditText->second.position(Edit.Range.Offset + Edit.Range.Length);
+    if (Edit.Range.File == File) {
+      std::optional<int> S = Lines.map(Start.Line), E = Lines.map(End.Line);
+      if (!S || !E)
+        return std::nullopt; // the edited line changed since the analysis
+      Start.Line = *S;
+      End.Line = *E;
+    }
+    std::string Uri = uriFor(Edit.Range.File);
+    if (Uri.empty())
+      return std::nullopt;
+    Changes[Uri].push_back(json::Object{{"range", rangeJSON(Start, End)},
+                                        {"newText", Edit.Text}});
+  }
+  json::Object ChangesJSON;
+  for (auto &[Uri, Edits] : Changes)
+    ChangesJSON[Uri] = std::move(Edits);
+  json::Object Item{{"title", Action.Title},
+                    {"kind", "quickfix"},
+                    {"edit", json::Object{{"changes", std::move(ChangesJSON)}}}};
+  if (Action.Preferred) {
+    Item["isPreferred"] = true;
+    if (!Fixed.empty())
+      Item["diagnostics"] = json::Array(Fixed);
+  }
+  return Item;
+}
+
 void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
                           Callback<json::Value> Reply) {
   Document Doc;
@@ -1270,67 +1318,53 @@ void Server::onCodeAction(const mlir::lsp::CodeActionParams &Params,
   std::string File = Result.pathOf(Params.textDocument.uri.file());
   const ProgramState &State = Result.State;
   auto Text = Result.Texts.find(File);
-  if (!State.Model.BatchSize || Text == Result.Texts.end() ||
-      State.Model.BatchSize->Literal.File != File)
+  if (Text == Result.Texts.end())
     return Reply(std::move(Actions));
   LineMap Lines(Text->second.text(), Doc.Text);
-  std::optional<int> Literal =
-      Lines.map(int(State.Model.BatchSize->Literal.Line) - 1);
-  if (!Literal || *Literal < Params.range.start.line ||
-      *Literal > Params.range.end.line)
-    return Reply(std::move(Actions));
-  // The diagnostics of the batch-size rule the client sent: the actions
-  // fix them.
-  json::Array Fixed;
-  for (const mlir::lsp::Diagnostic &D : Params.context.diagnostics)
-    if (D.range.start.line == *Literal && D.source == "skyline-check")
-      Fixed.push_back(mlir::lsp::toJSON(D));
+  // The line (0-based, in the editor's text) of a 1-based analyzed line
+  // within the requested range.
+  auto InRange = [&](unsigned Line) -> std::optional<int> {
+    std::optional<int> At = Lines.map(int(Line) - 1);
+    if (!At || *At < Params.range.start.line || *At > Params.range.end.line)
+      return std::nullopt;
+    return At;
+  };
+  // The diagnostics the client sent on Line whose message starts with
+  // Prefix: the actions fix them.
+  auto FixedAt = [&](int Line, llvm::StringRef Prefix) {
+    json::Array Fixed;
+    for (const mlir::lsp::Diagnostic &D : Params.context.diagnostics)
+      if (D.range.start.line == Line && D.source == "skyline-check" &&
+          llvm::StringRef(D.message).starts_with(Prefix))
+        Fixed.push_back(mlir::lsp::toJSON(D));
+    return Fixed;
+  };
+  // Each experiment's fix-it, on the line of its warning.
   for (const BatchSizeAction &Action :
-       batchSizeActions(State, Params.context.only)) {
-    std::map<std::string, json::Array> Changes;
-    bool Placed = true;
-    for (const TextEdit &Edit : Action.Fix.Edits) {
-      auto EditText = Result.Texts.find(Edit.Range.File);
-      if (EditText == Result.Texts.end()) {
-        Placed = false;
-        break;
-      }
-      LspPosition Start = EditText->second.position(Edit.Range.Offset);
-      LspPosition End =
-          EditText->second.position(Edit.Range.Offset + Edit.Range.Length);
-      if (Edit.Range.File == File) {
-        std::optional<int> S = Lines.map(Start.Line), E = Lines.map(End.Line);
-        if (!S || !E) {
-          Placed = false; // the edited line changed since the analysis
-          break;
-        }
-        Start.Line = *S;
-        End.Line = *E;
-      }
-      std::string Uri = uriFor(Edit.Range.File);
-      if (Uri.empty()) {
-        Placed = false;
-        break;
-      }
-      Changes[Uri].push_back(json::Object{{"range", rangeJSON(Start, End)},
-                                          {"newText", Edit.Text}});
-    }
-    if (!Placed)
+       experimentActions(State, Params.context.only)) {
+    std::optional<int> Line = Action.Fix.At.File == File
+                                  ? InRange(Action.Fix.At.Line)
+                                  : std::nullopt;
+    if (!Line)
       continue;
-    json::Object ChangesJSON;
-    for (auto &[Uri, Edits] : Changes)
-      ChangesJSON[Uri] = std::move(Edits);
-    json::Object Item{
-        {"title", Action.Title},
-        {"kind", "quickfix"},
-        {"edit", json::Object{{"changes", std::move(ChangesJSON)}}}};
-    if (Action.Preferred) {
-      Item["isPreferred"] = true;
-      if (!Fixed.empty())
-        Item["diagnostics"] = json::Array(Fixed);
-    }
-    Actions.push_back(std::move(Item));
+    llvm::StringRef Name = Action.Fix.Rule;
+    Name.consume_front("skyline-experiment-");
+    std::string Prefix = ("experiment " + Name + ":").str();
+    if (std::optional<json::Object> Item =
+            quickfixJSON(Action, Result, File, Lines, FixedAt(*Line, Prefix)))
+      Actions.push_back(std::move(*Item));
   }
+  if (!State.Model.BatchSize || State.Model.BatchSize->Literal.File != File)
+    return Reply(std::move(Actions));
+  std::optional<int> Literal = InRange(State.Model.BatchSize->Literal.Line);
+  if (!Literal)
+    return Reply(std::move(Actions));
+  json::Array Fixed = FixedAt(*Literal, "");
+  for (const BatchSizeAction &Action :
+       batchSizeActions(State, Params.context.only))
+    if (std::optional<json::Object> Item =
+            quickfixJSON(Action, Result, File, Lines, Fixed))
+      Actions.push_back(std::move(*Item));
   // A bare Command: every client runs one (a CodeAction holding a command
   // is read as a Command by some, lsprotocol's among them).
   if (!Options.SkylineCheck.empty() && Params.context.only.empty())
