@@ -92,8 +92,12 @@ void DiagnosticPrinter::print(const Finding &F) {
     return;
   }
   std::optional<std::string> FixIt;
+  // As clang shows fix-its: on the diagnostic's line, and none that would
+  // add a line (the line under the caret cannot show it).
   if (!F.Edits.empty() && F.Edits.front().Range.File == F.At.File &&
-      F.Edits.front().Range.Line == F.At.Line)
+      F.Edits.front().Range.Line == F.At.Line &&
+      llvm::StringRef(F.Edits.front().Text).find_first_of("\r\n") ==
+          llvm::StringRef::npos)
     FixIt = F.Edits.front().Text;
   print(F.Level, F.At.File, F.At.Line, F.At.Column, F.At.Length, F.Message,
         F.Rule, FixIt);
