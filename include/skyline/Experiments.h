@@ -60,6 +60,20 @@ public:
 /// not that, else the physical cores where fewer, else half; 0: none.
 int64_t threadsWorthTrying(int64_t Current, const MachineInfo &Machine);
 
+/// The share of Run's iteration spent loading the next batch (its
+/// breakdown's data part); 0 where it had no breakdown.
+double dataShare(const MeasuredRun &Run);
+
+/// The loader workers experiment tries workers where loading is at least
+/// this share of an iteration.
+inline constexpr double MinDataShare = 0.2;
+
+/// The workers worth a trial at DataShare: enough to load a batch while the
+/// model trains on one (DataShare / (1 - DataShare), at least 1), each on a
+/// CPU the training leaves (at most the CPUs less one, and 8); 0: none
+/// (little loading, or one CPU).
+int64_t loaderWorkersWorthTrying(double DataShare, const MachineInfo &Machine);
+
 /// Every experiment, in the catalog's order.
 std::vector<std::unique_ptr<Experiment>> createExperiments();
 

@@ -13,6 +13,7 @@
 #ifndef SKYLINE_GATE_H
 #define SKYLINE_GATE_H
 
+#include "skyline/Experiments.h"
 #include "skyline/Findings.h"
 #include "skyline/Measurement.h"
 #include "skyline/RunReport.h"
@@ -31,6 +32,17 @@ struct GateOptions {
   unsigned Repeats = 3;            // --gate-repeats: runs before a drop counts
 };
 
+/// An experiment both reports tried with the same setting value: its effect
+/// then and now, each against its own report's runs. It changes no verdict:
+/// the throughput the program lost is the throughput gate's; this says which
+/// setting the program now misses (a trial that turned faster) or no longer
+/// needs.
+struct ExperimentComparison {
+  std::string Experiment; // loader-workers
+  std::string Setting;    // the current trial's
+  TrialEffect Then, Now;
+};
+
 struct GateVerdict {
   int64_t BatchSize = 0;
   bool Regressed = false;
@@ -44,7 +56,15 @@ struct GateVerdict {
   /// Why nothing could be compared (no valid run at the batch size on
   /// either side, no valid peak): the gate then fails, it never passes.
   std::string CannotCompare;
+  /// The experiments both reports ran (same experiment, same value), and
+  /// those only one ran ("threads: only this run tried it"), not compared.
+  std::vector<ExperimentComparison> Experiments;
+  std::vector<std::string> ExperimentsNotCompared;
 };
+
+/// The experiments of Baseline and Current, compared where both ran one.
+void compareExperiments(const Measurement &Baseline, const Measurement &Current,
+                        GateVerdict &Verdict);
 
 /// Why Baseline is a report of another program than Current (none of its
 /// sources has the file name of one of Current's), if it is.

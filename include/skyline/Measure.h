@@ -72,6 +72,9 @@ struct TrialRequest {
   std::string Setting;
   int64_t Value = 0;
   std::vector<std::string> Env; // NAME=value
+  /// The intra-op threads the trial sets along with its own setting (so a
+  /// loader's worker has a CPU); 0: the program's.
+  int64_t IntraOpThreads = 0;
 };
 
 struct MeasureOptions {

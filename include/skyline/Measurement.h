@@ -206,6 +206,8 @@ struct TrialRun {
   int64_t PeakBytes = 0;
   /// Why the trial measured nothing (it failed to run); empty otherwise.
   std::string Problem;
+  /// The intra-op threads it set as well; 0: the program's.
+  int64_t IntraOpThreads = 0;
 };
 
 struct Measurement {

@@ -215,6 +215,29 @@ struct ThreadSettings {
   std::string MainIndent;
 };
 
+/// A data loader the program makes (make_data_loader, or a loader class
+/// constructed): what the loader workers experiment's trial wraps and its
+/// fix-it edits.
+struct DataLoaderSite {
+  SourceSpan Call;    // the loader's construction, for the place of a finding
+  SourceSpan Dataset; // its dataset argument as written
+  /// Its options argument as written: a batch size (make_data_loader(ds,
+  /// 64)) when OptionsIsCount, else a DataLoaderOptions expression.
+  SourceSpan Options;
+  bool OptionsIsCount = false;
+  /// The argument of the workers(N) setter on the options, where there is
+  /// one (in their chain, on the variable they name, or in its
+  /// initializer); WorkersValue is it where it is a literal, else -1.
+  std::optional<SourceSpan> Workers;
+  int64_t WorkersValue = 0;
+  /// Where `.workers(N)` goes when no setter is there (Length 0): past the
+  /// initializer of the variable the options name, or past the options.
+  SourceSpan WorkersInsertAt;
+  /// The loader the training batch size is given to (its dataset argument
+  /// is the batch size's), or the program's only loader.
+  bool Training = false;
+};
+
 struct ProgramModel {
   static constexpr int SchemaVersion = 1;
   std::vector<std::string> Sources;
@@ -226,6 +249,8 @@ struct ProgramModel {
   /// The callee (`torch::save`) of every checkpoint save, made a no-op in runs.
   std::vector<SourceSpan> SaveCalls;
   ThreadSettings Threads;
+  /// Every loader whose options are written outside a macro.
+  std::vector<DataLoaderSite> Loaders;
   /// Every file of the program's own (sources and headers, no system ones).
   std::vector<std::string> Files;
   /// Each of Files and its SHA-256 when it was analyzed: a saved report's

@@ -84,6 +84,13 @@ void rewritePaths(ProgramModel &Model,
     Fix(Call.File);
   if (Model.Threads.MainStart)
     Fix(Model.Threads.MainStart->File);
+  for (DataLoaderSite &Loader : Model.Loaders) {
+    for (SourceSpan *Span : {&Loader.Call, &Loader.Dataset, &Loader.Options,
+                             &Loader.WorkersInsertAt})
+      Fix(Span->File);
+    if (Loader.Workers)
+      Fix(Loader.Workers->File);
+  }
   for (std::string &File : Model.Files)
     Fix(File);
   std::map<std::string, std::string> Digests;

@@ -334,6 +334,30 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
   Out << YAML::Key << "main_indent" << YAML::Value << YAML::DoubleQuoted
       << Model.Threads.MainIndent;
   Out << YAML::EndMap;
+  Out << YAML::Key << "data_loaders" << YAML::Value << YAML::BeginSeq;
+  auto Span = [&](const char *Key, const SourceSpan &At) {
+    Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
+    emitSpanFields(Out, At);
+    Out << YAML::EndMap;
+  };
+  for (const DataLoaderSite &Loader : Model.Loaders) {
+    Out << YAML::BeginMap;
+    Span("call", Loader.Call);
+    Span("dataset", Loader.Dataset);
+    Span("options", Loader.Options);
+    Out << YAML::Key << "options_is_count" << YAML::Value
+        << Loader.OptionsIsCount;
+    if (Loader.Workers) {
+      Span("workers", *Loader.Workers);
+      Out << YAML::Key << "workers_value" << YAML::Value
+          << Loader.WorkersValue;
+    }
+    if (!Loader.WorkersInsertAt.File.empty())
+      Span("workers_insert_at", Loader.WorkersInsertAt);
+    Out << YAML::Key << "training" << YAML::Value << Loader.Training;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
   Out << YAML::Key << "files" << YAML::Value << YAML::BeginSeq;
   for (const std::string &File : Model.Files)
     Out << File;
@@ -445,6 +469,22 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       if (const YAML::Node Start = Threads["main_start"]; Start && !Start.IsNull())
         Model.Threads.MainStart = readSpan(Start);
       Model.Threads.MainIndent = get<std::string>(Threads, "main_indent");
+    }
+    for (const YAML::Node &L : Root["data_loaders"]) {
+      DataLoaderSite Loader;
+      Loader.Call = readSpan(L["call"]);
+      Loader.Dataset = readSpan(L["dataset"]);
+      Loader.Options = readSpan(L["options"]);
+      Loader.OptionsIsCount = get<bool>(L, "options_is_count");
+      if (const YAML::Node Workers = L["workers"];
+          Workers && !Workers.IsNull()) {
+        Loader.Workers = readSpan(Workers);
+        Loader.WorkersValue = get<int64_t>(L, "workers_value", -1);
+      }
+      if (const YAML::Node At = L["workers_insert_at"]; At && !At.IsNull())
+        Loader.WorkersInsertAt = readSpan(At);
+      Loader.Training = get<bool>(L, "training");
+      Model.Loaders.push_back(std::move(Loader));
     }
     for (const YAML::Node &File : Root["files"])
       Model.Files.push_back(File.as<std::string>());

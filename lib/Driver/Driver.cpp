@@ -512,6 +512,22 @@ void printVerdict(const GateVerdict &Verdict, llvm::raw_ostream &Out) {
   if (Verdict.MemoryChange)
     Out << llvm::format("peak memory %+.2f%%, ", *Verdict.MemoryChange * 100);
   Out << (Verdict.Regressed ? "REGRESSION" : "pass") << "\n";
+  auto Effect = [](const TrialEffect &E) {
+    if (E.Verdict == TrialVerdict::Failed)
+      return std::string("failed");
+    std::string Text;
+    llvm::raw_string_ostream(Text)
+        << llvm::format("%+.1f%% (%.1f%% to %.1f%%, %s)", E.Gain * 100,
+                        E.Range.Low * 100, E.Range.High * 100,
+                        verdictName(E.Verdict));
+    return Text;
+  };
+  for (const ExperimentComparison &C : Verdict.Experiments)
+    Out << "gate: experiment " << C.Experiment << " (" << C.Setting
+        << "): " << Effect(C.Now) << " now, " << Effect(C.Then)
+        << " in the baseline\n";
+  for (const std::string &Skipped : Verdict.ExperimentsNotCompared)
+    Out << "gate: experiment " << Skipped << "; not compared\n";
 }
 
 /// The program model on Out: YAML with --format=yaml, else its notes.

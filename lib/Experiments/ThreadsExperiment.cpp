@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ExperimentFactories.h"
+#include "SettingEdits.h"
 
 #include "skyline/runtime/RunFormat.h"
 
@@ -58,21 +59,24 @@ public:
 
   std::vector<TextEdit> fixIt(const ProgramModel &Program,
                               const TrialRun &Trial) const override {
-    // Every call of the program's own gets the count (a later one would
-    // undo an earlier one's); without one, a call at the start of main.
-    std::string Count = std::to_string(Trial.Value);
-    std::vector<TextEdit> Edits;
-    for (const SourceSpan &Argument : Program.Threads.Calls)
-      Edits.push_back({Argument, Count});
-    if (Edits.empty() && Program.Threads.MainStart)
-      Edits.push_back({*Program.Threads.MainStart,
-                       "\n" + Program.Threads.MainIndent +
-                           "torch::set_num_threads(" + Count + ");"});
-    return Edits;
+    return intraOpThreadEdits(Program, Trial.Value);
   }
 };
 
 } // namespace
+
+std::vector<TextEdit> intraOpThreadEdits(const ProgramModel &Program,
+                                         int64_t Count) {
+  std::string Text = std::to_string(Count);
+  std::vector<TextEdit> Edits;
+  for (const SourceSpan &Argument : Program.Threads.Calls)
+    Edits.push_back({Argument, Text});
+  if (Edits.empty() && Program.Threads.MainStart)
+    Edits.push_back({*Program.Threads.MainStart,
+                     "\n" + Program.Threads.MainIndent +
+                         "torch::set_num_threads(" + Text + ");"});
+  return Edits;
+}
 
 int64_t threadsWorthTrying(int64_t Current, const MachineInfo &Machine) {
   int64_t Cpus = Machine.Cpus, Cores = Machine.PhysicalCores;

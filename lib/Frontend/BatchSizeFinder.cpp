@@ -202,6 +202,10 @@ private:
       }
       return traceOptions(Call->getImplicitObjectArgument(), Chain, Depth + 1);
     }
+    if (const auto *Move = dyn_cast<CallExpr>(E);
+        Move && Move->getNumArgs() == 1 && Move->getDirectCallee() &&
+        Move->getDirectCallee()->getQualifiedNameAsString() == "std::move")
+      return traceOptions(Move->getArg(0), Chain, Depth + 1);
     if (const auto *Construct = dyn_cast<CXXConstructExpr>(E)) {
       if (Construct->getNumArgs() >= 1 &&
           Construct->getArg(0)->getType()->isIntegerType() &&

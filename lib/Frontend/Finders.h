@@ -174,6 +174,10 @@ void mergeBatchSizes(std::vector<BatchSizeFindings> &Found,
 /// (ProgramModel::Threads), as far as this translation unit holds them.
 void findThreadSettings(const TUContext &TU, ThreadSettings &Out);
 
+/// The program's data loaders and their options (ProgramModel::Loaders),
+/// as far as this translation unit holds them.
+void findDataLoaders(const TUContext &TU, std::vector<DataLoaderSite> &Out);
+
 /// The batch size declared by a named variable, field or macro.
 std::optional<BatchSizeSite> findNamedBatchSize(const TUContext &TU,
                                                 llvm::StringRef Name);

@@ -52,6 +52,7 @@ struct Collected {
   std::vector<ModuleFindings> Modules;
   std::vector<SourceSpan> SaveCalls;
   ThreadSettings Threads;
+  std::vector<DataLoaderSite> Loaders;
   std::set<std::string> Files;
   std::set<std::string> SystemFiles;
   std::vector<TrainingLoop> Loops;
@@ -166,6 +167,7 @@ public:
       Out.OptionDefaults.push_back(std::move(Option));
     findSaveCalls(TU, Out.SaveCalls);
     findThreadSettings(TU, Out.Threads);
+    findDataLoaders(TU, Out.Loaders);
     if (!Options.BatchSizeVar.empty() && !Out.Named) {
       Out.Named = findNamedBatchSize(TU, Options.BatchSizeVar);
       if (!Out.Named)
@@ -445,6 +447,25 @@ void warnOfModulesDefinedElsewhere(const Collected &In, ProgramModel &Model) {
                      " <that source> ...)"));
 }
 
+/// Each loader once (a header's is seen by every source that includes it);
+/// the training one is the training batch size's, else the only one.
+void mergeLoaders(const std::vector<DataLoaderSite> &Found,
+                  ProgramModel &Model) {
+  std::set<std::pair<std::string, unsigned>> Seen;
+  for (const DataLoaderSite &Loader : Found)
+    if (Seen.insert({Loader.Call.File, Loader.Call.Offset}).second)
+      Model.Loaders.push_back(Loader);
+  const BatchSizeSite *Train = Model.BatchSize ? &*Model.BatchSize : nullptr;
+  bool Marked = false;
+  if (Train && Train->DatasetArgument)
+    for (DataLoaderSite &Loader : Model.Loaders)
+      if (Loader.Dataset.File == Train->DatasetArgument->File &&
+          Loader.Dataset.Offset == Train->DatasetArgument->Offset)
+        Marked = Loader.Training = true;
+  if (!Marked && Model.Loaders.size() == 1)
+    Model.Loaders.front().Training = true;
+}
+
 ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
                    const FrontendOptions &Options) {
   ProgramModel Model;
@@ -468,6 +489,7 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
       Model.Threads.Calls.push_back(Call);
   Model.Threads.MainStart = In.Threads.MainStart;
   Model.Threads.MainIndent = In.Threads.MainIndent;
+  mergeLoaders(In.Loaders, Model);
   Model.Files.assign(In.Files.begin(), In.Files.end());
   for (const std::string &File : Model.Files)
     if (std::optional<std::string> Digest = sha256OfFile(File))

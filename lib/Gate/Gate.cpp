@@ -153,6 +153,36 @@ std::optional<std::string> whyAnotherProgram(const ProgramModel &Baseline,
          ")";
 }
 
+void compareExperiments(const Measurement &Baseline, const Measurement &Current,
+                        GateVerdict &Verdict) {
+  auto Same = [](const TrialRun &A, const TrialRun &B) {
+    return A.Experiment == B.Experiment && A.Value == B.Value &&
+           A.IntraOpThreads == B.IntraOpThreads;
+  };
+  for (const TrialRun &Now : Current.Trials) {
+    const TrialRun *Then = nullptr;
+    for (const TrialRun &Candidate : Baseline.Trials)
+      if (Same(Candidate, Now))
+        Then = &Candidate;
+    if (!Then) {
+      Verdict.ExperimentsNotCompared.push_back(
+          Now.Experiment + " (" + Now.Setting +
+          "): the baseline did not try it");
+      continue;
+    }
+    Verdict.Experiments.push_back(
+        {Now.Experiment, Now.Setting,
+         trialEffect(Baseline, trialBaseline(Baseline, *Then), *Then),
+         trialEffect(Current, trialBaseline(Current, Now), Now)});
+  }
+  for (const TrialRun &Then : Baseline.Trials)
+    if (llvm::none_of(Current.Trials,
+                      [&](const TrialRun &Now) { return Same(Then, Now); }))
+      Verdict.ExperimentsNotCompared.push_back(
+          Then.Experiment + " (" + Then.Setting +
+          "): only the baseline tried it");
+}
+
 std::optional<int64_t> gateBatchSize(const SavedReport &Baseline) {
   if (Baseline.Program.BatchSize)
     return Baseline.Program.BatchSize->Value;
@@ -181,6 +211,7 @@ GateVerdict compareWithBaseline(const SavedReport &Baseline,
                                 const GateOptions &Options) {
   GateVerdict Verdict;
   checkEnvironment(Baseline.Measured, Current, At, Verdict);
+  compareExperiments(Baseline.Measured, Current, Verdict);
   std::optional<int64_t> BatchSize = gateBatchSize(Baseline);
   if (!BatchSize) {
     Verdict.CannotCompare = "the baseline has no run that fit";

@@ -65,6 +65,20 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
     Observe(Shared, ", false)");
 }
 
+/// The training loader's options go through the runtime, which gives them
+/// the loader workers experiment's workers in its trial.
+void planLoaderOptions(const DataLoaderSite &Loader,
+                       std::map<std::string, std::vector<Insertion>> &Plan) {
+  const SourceSpan &Options = Loader.Options;
+  auto &Edits = Plan[Options.File];
+  Edits.push_back(
+      {Options.Offset, 0,
+       "skyline::rt::loader_options<::torch::data::DataLoaderOptions>(",
+       -long(Options.Length)});
+  Edits.push_back({Options.Offset + Options.Length, 0, ")",
+                   SuffixBase + long(Options.Length)});
+}
+
 void planLoop(const TrainingLoop &Loop,
               std::map<std::string, std::vector<Insertion>> &Plan) {
   // step() runs in the optimizer phase; the optimizers' tensors are counted
@@ -202,6 +216,9 @@ planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
   }
   for (const TrainingLoop &Loop : Model.TrainingLoops)
     planLoop(Loop, Plan);
+  for (const DataLoaderSite &Loader : Model.Loaders)
+    if (Loader.Training)
+      planLoaderOptions(Loader, Plan);
   for (const ModuleCall &Call : Model.ModuleCalls) {
     if (Call.InMacro || Call.UsesBinding) {
       Notes.push_back(Call.File + ":" + std::to_string(Call.Line) +

@@ -1050,6 +1050,7 @@ llvm::Error Sweep::runTrials() {
     Progress << llvm::format(" %.1f s\n", Run->Seconds);
     TrialRun Done{Trial.Experiment, Trial.Setting, Trial.Value,
                   DeclaredBatchSize};
+    Done.IntraOpThreads = Trial.IntraOpThreads;
     if (Run->Run && !Run->Run->OutOfMemory && Run->Run->Iterations > 0) {
       Done.IterationMs = Run->Run->IterationMs.Median;
       Done.TimingRunMedians = {Done.IterationMs};

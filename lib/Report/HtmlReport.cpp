@@ -8,6 +8,8 @@
 
 #include "skyline/HtmlReport.h"
 
+#include "skyline/Experiments.h"
+
 #include "skyline/Units.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -458,6 +460,7 @@ public:
     memoryBreakdown();
     layers();
     findings();
+    experiments();
     runs();
     OS << "</body>\n</html>\n";
     return std::move(Out);
@@ -1096,7 +1099,10 @@ private:
       OS << "<div class=\"message\">" << escapeHtml(F.Message) << "</div>";
       for (const TextEdit &Edit : F.Edits)
         OS << "<p class=\"fix\">" << (F.OptionalFix ? "optional fix" : "fix")
-           << ": replace with <code>" << escapeHtml(Edit.Text) << "</code>"
+           << (Edit.Range.Length == 0 && !Edit.Range.File.empty()
+                   ? ": insert <code>"
+                   : ": replace with <code>")
+           << escapeHtml(Edit.Text) << "</code>"
            << (Edit.Range.File.empty()
                    ? std::string()
                    : " at <code>" + escapeHtml(location(Edit.Range)) +
@@ -1105,6 +1111,37 @@ private:
       OS << "</li>\n";
     }
     OS << "</ol>\n</section>\n";
+  }
+
+  /// Every trial, whatever its verdict: the findings hold only the ones
+  /// faster or worth a note, and this says what was tried.
+  void experiments() {
+    if (!In.Measured || In.Measured->Trials.empty())
+      return;
+    const Measurement &M = *In.Measured;
+    OS << "<section>\n<h2>Experiments</h2>\n<table id=\"experiments\">\n"
+          "<tr><th>experiment</th><th>setting</th><th class=\"num\">batch "
+          "size</th><th class=\"num\">trial ms</th><th class=\"num\">"
+          "baseline ms</th><th class=\"num\">throughput (90% interval)</th>"
+          "<th>verdict</th></tr>\n";
+    for (const TrialRun &Trial : M.Trials) {
+      TrialEffect Effect = trialEffect(M, trialBaseline(M, Trial), Trial);
+      OS << "<tr><td>" << escapeHtml(Trial.Experiment) << "</td><td>"
+         << escapeHtml(Trial.Setting) << "</td><td class=\"num\">"
+         << groupDigits(Trial.BatchSize) << "</td>";
+      if (Effect.Verdict == TrialVerdict::Failed)
+        OS << "<td class=\"num\">&ndash;</td><td class=\"num\">&ndash;</td>"
+              "<td class=\"num\">&ndash;</td><td>failed: "
+           << escapeHtml(Trial.Problem) << "</td></tr>\n";
+      else
+        OS << "<td class=\"num\">" << fmt("%.3f", Effect.TrialMs)
+           << "</td><td class=\"num\">" << fmt("%.3f", Effect.BaselineMs)
+           << "</td><td class=\"num\">"
+           << fmt("%+.1f%% (%.1f%% to %.1f%%)", Effect.Gain * 100,
+                  Effect.Range.Low * 100, Effect.Range.High * 100)
+           << "</td><td>" << verdictName(Effect.Verdict) << "</td></tr>\n";
+    }
+    OS << "</table>\n</section>\n";
   }
 
   void runs() {

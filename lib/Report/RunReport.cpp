@@ -453,6 +453,9 @@ void emitTrials(YAML::Emitter &Out, const Measurement &M) {
     Out << YAML::Key << "experiment" << YAML::Value << Trial.Experiment;
     Out << YAML::Key << "setting" << YAML::Value << Trial.Setting;
     Out << YAML::Key << "value" << YAML::Value << Trial.Value;
+    if (Trial.IntraOpThreads > 0)
+      Out << YAML::Key << "intra_op_threads" << YAML::Value
+          << Trial.IntraOpThreads;
     Out << YAML::Key << "batch_size" << YAML::Value << Trial.BatchSize;
     Out << YAML::Key << "verdict" << YAML::Value << verdictName(Effect.Verdict);
     if (!Trial.Problem.empty()) {
@@ -559,6 +562,7 @@ TrialRun readTrial(const YamlFields &Node) {
   Trial.Experiment = Node.get<std::string>("experiment");
   Trial.Setting = Node.get<std::string>("setting");
   Trial.Value = Node.number<int64_t>("value", Least::Zero);
+  Trial.IntraOpThreads = Node.number<int64_t>("intra_op_threads", Least::Zero);
   Trial.BatchSize = Node.number<int64_t>("batch_size", Least::Zero);
   Trial.Problem = Node.get<std::string>("problem");
   Trial.IterationMs = Node.number<double>("iteration_ms", Least::Zero);

@@ -81,6 +81,8 @@ struct Config {
   int64_t MemoryBudget = 0;
   /// The threads experiment's intra-op threads; 0: the program's own.
   int IntraOpThreads = 0;
+  /// The loader workers experiment's workers; 0: the program's own.
+  int LoaderWorkers = 0;
   std::string ResultPath;
 };
 
@@ -116,6 +118,8 @@ Config readConfig() {
   C.MemoryBudget = envInteger(env::MemoryBudget, 0);
   C.IntraOpThreads = int(std::min<int64_t>(envInteger(env::IntraOpThreads, 0),
                                            1024));
+  C.LoaderWorkers =
+      int(std::min<int64_t>(envInteger(env::LoaderWorkers, 0), 256));
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -947,6 +951,11 @@ const char *batch_size_text(const char *Declared) noexcept {
   std::snprintf(Text, sizeof(Text), "%lld", static_cast<long long>(Override));
   Clock.EffectiveBatchSize = Override;
   return Text;
+}
+
+std::size_t loader_workers(std::size_t Own) noexcept {
+  const Config &C = config();
+  return C.Active && C.LoaderWorkers > 0 ? std::size_t(C.LoaderWorkers) : Own;
 }
 
 void iteration_begin() noexcept {

@@ -36,6 +36,13 @@ config.substitutions.append(("%torch-flags", "-std=c++17 " + torch_flags))
 
 if config.examples_built and config.torch_dir:
     config.available_features.add("torch")
+# Tests of an effect that needs a CPU of its own for a second thread (the
+# loader workers experiment) run on two of this process's CPUs.
+usable_cpus = sorted(os.sched_getaffinity(0))
+if len(usable_cpus) >= 2:
+    config.available_features.add("two-cpus")
+    config.substitutions.append(
+        ("%on-two-cpus", "taskset -c %d,%d" % (usable_cpus[0], usable_cpus[1])))
 if os.path.exists("/usr/bin/chromium"):
     config.available_features.add("chromium")
 if os.path.exists("/usr/bin/clang-apply-replacements-19"):

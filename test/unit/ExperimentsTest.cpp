@@ -16,12 +16,12 @@ using namespace skyline;
 namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
-  EXPECT_EQ(llvm::cantFail(selectExperiments("")),
-            std::vector<std::string>{"threads"});
-  EXPECT_EQ(llvm::cantFail(selectExperiments("default")),
-            std::vector<std::string>{"threads"});
-  EXPECT_EQ(llvm::cantFail(selectExperiments("all")),
-            std::vector<std::string>{"threads"});
+  const std::vector<std::string> Every{"threads", "loader-workers"};
+  EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
+  EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
+  EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
+  EXPECT_EQ(llvm::cantFail(selectExperiments("loader-workers")),
+            std::vector<std::string>{"loader-workers"});
   EXPECT_TRUE(llvm::cantFail(selectExperiments("none")).empty());
   EXPECT_EQ(llvm::cantFail(selectExperiments(" threads,threads ")),
             std::vector<std::string>{"threads"});
@@ -29,7 +29,7 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   ASSERT_FALSE(bool(Unknown));
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
-            "are threads (or all, none, default)");
+            "are threads, loader-workers (or all, none, default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -83,6 +83,99 @@ TEST(ExperimentsTest, ThreadsPlansOneTrialOnTheCpuOnly) {
   M.Device = DeviceType::CUDA;
   EXPECT_TRUE(planTrials({"threads"}, Program, M, {4, 4}).empty());
   EXPECT_FALSE(trialPlanner({}, Program));
+}
+
+TEST(ExperimentsTest, LoaderWorkersWorthTryingByTheShareOfLoading) {
+  // Under a fifth of the iteration: none; one CPU: none (a worker overlaps
+  // loading with training only on a CPU of its own).
+  EXPECT_EQ(loaderWorkersWorthTrying(0.19, {8, 8}), 0);
+  EXPECT_EQ(loaderWorkersWorthTrying(0.5, {1, 1}), 0);
+  // Loading L of L + T is hidden by L / T workers: 1 at 50%, 3 at 75%,
+  // 9 at 90% (at most 8, and the CPUs less one).
+  EXPECT_EQ(loaderWorkersWorthTrying(0.2, {8, 8}), 1);
+  EXPECT_EQ(loaderWorkersWorthTrying(0.5, {8, 8}), 1);
+  EXPECT_EQ(loaderWorkersWorthTrying(0.75, {8, 8}), 3);
+  EXPECT_EQ(loaderWorkersWorthTrying(0.9, {16, 16}), 8);
+  EXPECT_EQ(loaderWorkersWorthTrying(0.75, {2, 2}), 1);
+  EXPECT_EQ(loaderWorkersWorthTrying(1.0, {8, 8}), 0);
+  MeasuredRun Run;
+  Run.TimeSplitMs = {{TimePart::Data, 3},
+                     {TimePart::Forward, 1},
+                     {TimePart::Backward, 1.5},
+                     {TimePart::Optimizer, 0.25},
+                     {TimePart::Other, 0.25}};
+  EXPECT_DOUBLE_EQ(dataShare(Run), 0.5);
+  EXPECT_EQ(dataShare(MeasuredRun()), 0);
+}
+
+TEST(ExperimentsTest, LoaderWorkersPlansWhereTheTrainingLoaderHasNone) {
+  Measurement M = cpuMeasurement(2);
+  M.Runs[0].TimeSplitMs = {{TimePart::Data, 1.8}, {TimePart::Forward, 1.8}};
+  ProgramModel Program;
+  EXPECT_TRUE(planTrials({"loader-workers"}, Program, M, {4, 4}).empty());
+  DataLoaderSite Loader;
+  Loader.Training = true;
+  Program.Loaders = {Loader};
+  // Two threads and one worker fit four CPUs: only the worker.
+  std::vector<TrialRequest> Trials =
+      planTrials({"loader-workers"}, Program, M, {4, 4});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_EQ(Trials[0].Value, 1);
+  EXPECT_EQ(Trials[0].IntraOpThreads, 0);
+  EXPECT_EQ(Trials[0].Setting,
+            "1 loader worker (the program's 0; loading took 50% of an "
+            "iteration)");
+  EXPECT_EQ(Trials[0].Env,
+            std::vector<std::string>{"SKYLINE_LOADER_WORKERS=1"});
+  // On two CPUs the worker gets one of the program's threads' CPUs.
+  Trials = planTrials({"loader-workers"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_EQ(Trials[0].IntraOpThreads, 1);
+  EXPECT_EQ(Trials[0].Setting, "1 loader worker and 1 intra-op thread (the "
+                               "program's 0 and 2; loading took 50% of an "
+                               "iteration)");
+  EXPECT_EQ(Trials[0].Env,
+            (std::vector<std::string>{"SKYLINE_LOADER_WORKERS=1",
+                                      "SKYLINE_INTRA_OP_THREADS=1"}));
+  // A loader with workers of its own, or one not training: none.
+  Program.Loaders[0].Workers = SourceSpan{"/src/train.cpp", 9, 19, 263, 1};
+  Program.Loaders[0].WorkersValue = 2;
+  EXPECT_TRUE(planTrials({"loader-workers"}, Program, M, {4, 4}).empty());
+  Program.Loaders[0].WorkersValue = 0; // workers(0): tried
+  EXPECT_EQ(planTrials({"loader-workers"}, Program, M, {4, 4}).size(), 1u);
+  Program.Loaders[0].Training = false;
+  EXPECT_TRUE(planTrials({"loader-workers"}, Program, M, {4, 4}).empty());
+  // Little loading: none.
+  Program.Loaders[0].Training = true;
+  M.Runs[0].TimeSplitMs = {{TimePart::Data, 0.1}, {TimePart::Forward, 3.5}};
+  EXPECT_TRUE(planTrials({"loader-workers"}, Program, M, {4, 4}).empty());
+}
+
+TEST(ExperimentsTest, ALoaderTrialThatTookThreadsFixesThemToo) {
+  // Without a place for the thread count (no main here) the fix-it would
+  // not be what the trial ran: a warning with no fix-it.
+  Measurement M = cpuMeasurement(2);
+  TrialRun Trial{"loader-workers", "1 loader worker", 1, 16, {2.4}, 2.4, 0,
+                 ""};
+  Trial.IntraOpThreads = 1;
+  M.Trials = {Trial};
+  ProgramModel Program;
+  DataLoaderSite Loader;
+  Loader.Training = true;
+  Loader.WorkersInsertAt = {"/src/train.cpp", 8, 73, 263, 0};
+  Program.Loaders = {Loader};
+  std::vector<Finding> Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  EXPECT_TRUE(Findings[0].Edits.empty());
+  Program.Threads.MainStart = SourceSpan{"/src/train.cpp", 5, 13, 100, 0};
+  Program.Threads.MainIndent = "  ";
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings[0].Edits.size(), 2u);
+  EXPECT_EQ(Findings[0].Edits[0].Text, ".workers(1)");
+  EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 263u);
+  EXPECT_EQ(Findings[0].Edits[1].Text, "\n  torch::set_num_threads(1);");
+  EXPECT_EQ(Findings[0].At.Line, 8u);
 }
 
 TEST(ExperimentsTest, ATrialsEffectIsCentredOnItsPointInTheRunsNoise) {

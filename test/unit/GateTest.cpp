@@ -245,5 +245,36 @@ TEST(GateTest, ABaselineOfAnotherProgramIsNamed) {
   EXPECT_FALSE(whyAnotherProgram(Then, Now));
 }
 
+TEST(GateTest, ExperimentsAreComparedOnlyWhereBothTriedTheSameSetting) {
+  Measurement Then, Now;
+  MeasuredRun Run;
+  Run.BatchSize = 16;
+  Run.Iterations = 8;
+  Run.IterationMs.Median = 3.6;
+  Then.Runs = Now.Runs = {Run};
+  TrialRun Workers{"loader-workers", "1 loader worker", 1, 16, {3.5}, 3.5, 0,
+                   ""};
+  TrialRun TwoWorkers = Workers;
+  TwoWorkers.Value = 2;
+  Then.Trials = {Workers, TwoWorkers};
+  Workers.IterationMs = 2.4;
+  Workers.TimingRunMedians = {2.4};
+  TrialRun Threads{"threads", "1 intra-op thread", 1, 16, {3.0}, 3.0, 0, ""};
+  Now.Trials = {Workers, Threads};
+  GateVerdict Verdict;
+  compareExperiments(Then, Now, Verdict);
+  ASSERT_EQ(Verdict.Experiments.size(), 1u);
+  EXPECT_EQ(Verdict.Experiments[0].Experiment, "loader-workers");
+  EXPECT_EQ(Verdict.Experiments[0].Then.Verdict, TrialVerdict::NoClearEffect);
+  EXPECT_EQ(Verdict.Experiments[0].Now.Verdict, TrialVerdict::Faster);
+  EXPECT_NEAR(Verdict.Experiments[0].Now.Gain, 0.5, 1e-12);
+  EXPECT_EQ(Verdict.ExperimentsNotCompared,
+            (std::vector<std::string>{
+                "threads (1 intra-op thread): the baseline did not try it",
+                "loader-workers (1 loader worker): only the baseline tried "
+                "it"}));
+  EXPECT_FALSE(Verdict.Regressed);
+}
+
 } // namespace
 } // namespace skyline

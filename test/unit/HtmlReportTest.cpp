@@ -247,6 +247,50 @@ TEST(HtmlReportTest, ShowsRunsModelAndFindings) {
   EXPECT_TRUE(has(Page, "<tr class=\"oom-run\"><td class=\"num\">256</td>"));
 }
 
+TEST(HtmlReportTest, ListsEveryTrialWithItsVerdict) {
+  // Baseline 3.6 ms at 16, one run: s is the assumed 5%, t = 1.645. A trial
+  // at 2.4 ms: +50.0%, exp(ln 1.5 -+ 1.645 x 0.05 x sqrt 2) - 1 = 33.5% to
+  // 68.5%; one that failed says why. An insertion is said as one.
+  Measurement M;
+  MeasuredRun Run;
+  Run.BatchSize = 16;
+  Run.Iterations = 8;
+  Run.IterationMs.Median = 3.6;
+  Run.Throughput = 4444.4;
+  M.Runs = {Run};
+  TrialRun Faster{"loader-workers", "1 loader worker <&>", 1, 16, {2.4}, 2.4,
+                  0, ""};
+  TrialRun Failed{"threads", "1 intra-op thread", 1, 16, {}, 0, 0,
+                  "it crashed"};
+  M.Trials = {Faster, Failed};
+  Finding F;
+  F.Rule = "skyline-experiment-loader-workers";
+  F.Message = "experiment loader-workers";
+  F.Edits = {{{"train.cpp", 8, 73, 263, 0}, ".workers(1)"}};
+  std::vector<Finding> Findings{F};
+  HtmlReportInput In;
+  In.Title = "skyline-check: train.cpp";
+  In.Measured = &M;
+  In.Findings = Findings;
+  std::string Page = renderHtmlReport(In);
+  expectWholePage(Page);
+  EXPECT_TRUE(has(Page, "<h2>Experiments</h2>"));
+  EXPECT_TRUE(has(Page, "<tr><td>loader-workers</td><td>1 loader worker "
+                        "&lt;&amp;&gt;</td><td class=\"num\">16</td><td "
+                        "class=\"num\">2.400</td><td class=\"num\">3.600</td>"
+                        "<td class=\"num\">+50.0% (33.5% to 68.5%)</td>"
+                        "<td>faster</td></tr>"));
+  EXPECT_TRUE(has(Page, "<tr><td>threads</td><td>1 intra-op thread</td><td "
+                        "class=\"num\">16</td><td class=\"num\">&ndash;</td>"
+                        "<td class=\"num\">&ndash;</td><td class=\"num\">"
+                        "&ndash;</td><td>failed: it crashed</td></tr>"));
+  EXPECT_TRUE(has(Page, "fix: insert <code>.workers(1)</code> at "
+                        "<code>train.cpp:8:73</code>"));
+  // No trials: no section.
+  M.Trials.clear();
+  EXPECT_FALSE(has(renderHtmlReport(In), "<h2>Experiments</h2>"));
+}
+
 TEST(HtmlReportTest, MakesNoNetworkReference) {
   Fixture X;
   std::string Page = renderHtmlReport(X.input());

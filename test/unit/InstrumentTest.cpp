@@ -86,6 +86,40 @@ TEST(InstrumentTest, TheLoadersDatasetIsObservedForItsSize) {
                   "move(ds)), skyline::rt::batch_size(64));");
 }
 
+TEST(InstrumentTest, TheTrainingLoadersOptionsGoThroughTheRuntime) {
+  // The same loader, its 64 both the batch size literal and the options:
+  // the wrapper closes around the runs' size, and a loader that is not the
+  // training one is left as it is.
+  std::string Text = "auto l = make_loader(std::move(ds), 64);"
+                     " auto t = make_loader(test, 8);";
+  std::string File = ::testing::TempDir() + "loader-options.cpp";
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream(File, EC) << Text;
+  }
+  ProgramModel Model;
+  BatchSizeSite Site;
+  Site.Literal = {File, 1, 37, 36, 2};
+  Model.BatchSize = Site;
+  DataLoaderSite Train;
+  Train.Options = Site.Literal;
+  Train.OptionsIsCount = true;
+  Train.Training = true;
+  DataLoaderSite Test;
+  Test.Options = {File, 1, 69, 68, 1};
+  Test.OptionsIsCount = true;
+  Model.Loaders = {Train, Test};
+  std::vector<ScopeEntry> Scopes;
+  std::vector<std::string> Notes;
+  auto Plan = planInsertions(Model, Scopes, Notes);
+  auto Out = applyInsertions(Text, Plan[File]);
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_EQ(*Out, "auto l = make_loader(std::move(ds), "
+                  "skyline::rt::loader_options<::torch::data::"
+                  "DataLoaderOptions>(skyline::rt::batch_size(64))); auto t = "
+                  "make_loader(test, 8);");
+}
+
 TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
   auto Out = applyInsertions("abcdef", {{1, 3, "X", 0}, {2, 0, "Y", 0}});
   ASSERT_FALSE(bool(Out));

@@ -59,6 +59,18 @@ ProgramModel sampleModel() {
   Model.Threads.Calls.push_back({"/src/train.cpp", 25, 26, 600, 1});
   Model.Threads.MainStart = SourceSpan{"/src/train.cpp", 24, 13, 570, 0};
   Model.Threads.MainIndent = "\t";
+  DataLoaderSite Loader;
+  Loader.Call = {"/src/train.cpp", 40, 17, 800, 5};
+  Loader.Dataset = {"/src/train.cpp", 40, 47, 830, 20};
+  Loader.Options = {"/src/train.cpp", 41, 7, 860, 40};
+  Loader.Workers = SourceSpan{"/src/train.cpp", 41, 45, 898, 1};
+  Loader.WorkersValue = 0;
+  Loader.WorkersInsertAt = {"/src/train.cpp", 41, 47, 900, 0};
+  Loader.Training = true;
+  DataLoaderSite Test;
+  Test.Options = {"/src/train.cpp", 44, 40, 990, 15};
+  Test.OptionsIsCount = true;
+  Model.Loaders = {Loader, Test};
   Model.Warnings.push_back("a warning");
   Model.Files = {"/src/net.h", "/src/train.cpp"};
   Model.FileSha256["/src/train.cpp"] =
@@ -105,6 +117,16 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->Threads.MainStart->Offset, 570u);
   EXPECT_EQ(Read->Threads.MainStart->Length, 0u);
   EXPECT_EQ(Read->Threads.MainIndent, "\t");
+  ASSERT_EQ(Read->Loaders.size(), 2u);
+  EXPECT_TRUE(Read->Loaders[0].Training);
+  ASSERT_TRUE(Read->Loaders[0].Workers);
+  EXPECT_EQ(Read->Loaders[0].Workers->Offset, 898u);
+  EXPECT_EQ(Read->Loaders[0].WorkersValue, 0);
+  EXPECT_EQ(Read->Loaders[0].WorkersInsertAt.Offset, 900u);
+  EXPECT_EQ(Read->Loaders[0].Options.Length, 40u);
+  EXPECT_FALSE(Read->Loaders[1].Training);
+  EXPECT_TRUE(Read->Loaders[1].OptionsIsCount);
+  EXPECT_FALSE(Read->Loaders[1].Workers);
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
@@ -114,7 +136,8 @@ TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
         "module_calls:", "training_loop:", "registered_at: /src/net.h:14",
         "kind: namespace-constant", "kind: config-default",
         "list_init_type: unsigned int",
-        "step_calls:", "backward_calls:", "optimizers:"})
+        "step_calls:", "backward_calls:", "optimizers:", "data_loaders:",
+        "options_is_count: true", "workers_insert_at:"})
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
 

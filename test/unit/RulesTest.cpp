@@ -386,7 +386,7 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
           "skyline-memory-breakdown", "skyline-malloc-thresholds",
           "skyline-gpu-measurement", "skyline-throughput-regression",
           "skyline-memory-regression", "skyline-baseline-environment",
-          "skyline-experiment-threads"}));
+          "skyline-experiment-threads", "skyline-experiment-loader-workers"}));
   std::vector<std::unique_ptr<Rule>> Rules = createRules();
   size_t Gates = 3;
   for (size_t I = 0; I < ruleCatalog().size(); ++I)
@@ -394,7 +394,7 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
               I >= Rules.size() && I < Rules.size() + Gates ? RuleOrigin::Gate
                                                             : RuleOrigin::Measurement)
         << Ids[I];
-  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/threads.md");
+  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/loader-workers.md");
   EXPECT_EQ(&rules::batchSize(), &Rules[0]->info())
       << "the front end's batch-size notes and the rule share one declaration";
 }

@@ -36,6 +36,9 @@ inline constexpr char TimeLimit[] = "SKYLINE_TIME_LIMIT";
 /// The threads experiment's trial: intra-op threads set at the first
 /// iteration, after the program's own setting.
 inline constexpr char IntraOpThreads[] = "SKYLINE_INTRA_OP_THREADS";
+/// The loader workers experiment's trial: worker threads of the training
+/// loader, set on its options as the program makes it.
+inline constexpr char LoaderWorkers[] = "SKYLINE_LOADER_WORKERS";
 /// The user's: "events" times layers with CUDA events instead of CUPTI.
 inline constexpr char GpuTimer[] = "SKYLINE_GPU_TIMER";
 inline constexpr char CuptiLibrary[] = "SKYLINE_CUPTI_LIBRARY";

@@ -14,6 +14,7 @@
 #ifndef SKYLINE_RUNTIME_RUNTIME_H
 #define SKYLINE_RUNTIME_RUNTIME_H
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <tuple>
@@ -65,6 +66,41 @@ Dataset &&observe_dataset(Dataset &&Data, bool Training = true) {
       dataset_size(static_cast<int64_t>(*Size), Training);
   }
   return std::forward<Dataset>(Data);
+}
+
+/// The worker threads the training loader gets: the loader workers
+/// experiment's (SKYLINE_LOADER_WORKERS) in its trial, else Own, the
+/// program's.
+std::size_t loader_workers(std::size_t Own) noexcept;
+
+namespace detail {
+template <typename T, typename = void> struct HasWorkers : std::false_type {};
+/// torch::data::DataLoaderOptions: a workers() getter and setter.
+template <typename T>
+struct HasWorkers<
+    T, std::void_t<decltype(std::size_t(std::declval<const T &>().workers())),
+                   decltype(std::declval<T &>().workers(std::size_t(1)))>>
+    : std::true_type {};
+} // namespace detail
+
+/// Wraps the training loader's options argument (Options is
+/// torch::data::DataLoaderOptions, named by the instrumented copy): a batch
+/// size becomes Options(size), as make_data_loader would convert it, and
+/// the options get loader_workers() workers. Anything else is handed on.
+template <typename Options, typename Arg>
+decltype(auto) loader_options(Arg &&Given) {
+  using Plain = std::remove_cv_t<std::remove_reference_t<Arg>>;
+  if constexpr (std::is_integral_v<Plain>) {
+    Options Made(static_cast<std::size_t>(Given));
+    Made.workers(loader_workers(Made.workers()));
+    return Made;
+  } else if constexpr (detail::HasWorkers<Plain>::value) {
+    Plain Copy(std::forward<Arg>(Given));
+    Copy.workers(loader_workers(Copy.workers()));
+    return Copy;
+  } else {
+    return std::forward<Arg>(Given);
+  }
 }
 
 /// Marks the start of a statement before the training loop (its id in the
