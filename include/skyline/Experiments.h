@@ -46,6 +46,13 @@ public:
   virtual llvm::StringRef name() const = 0;
   /// Extra runs it costs; the defaults cost at most one each.
   virtual unsigned extraRuns() const = 0;
+  /// Its trial measures its own baseline in its run (TrialRequest::Paired).
+  virtual bool pairedTrial() const { return false; }
+  /// Where a finding without a fix-it points; none: the batch size literal,
+  /// else the training loop.
+  virtual std::optional<SourceSpan> place(const ProgramModel &) const {
+    return std::nullopt;
+  }
   /// The trials worth running, from the program and what the sweep measured
   /// (the baseline's settings); none where the experiment does not apply.
   virtual std::vector<TrialRequest> plan(const ProgramModel &Program,
@@ -99,17 +106,34 @@ trialPlanner(std::vector<std::string> Selected, ProgramModel Program);
 /// (from the kept, fastest times), Range its 90% interval, centred on it:
 /// ln(1 + Gain) +- t x s x sqrt(1/n_baseline + 1/n_trial), s and t the
 /// runs' pooled spread (runSpread).
+/// A paired trial (TrialRun::paired) compares its own two arms pass by
+/// pass: d = ln(baseline / trial) of each pair, Gain = exp(mean d) - 1, and
+/// its 90% interval exp(mean d +- t(n-1) x sd(d) / sqrt(n)) - 1, so the
+/// interval holds its point either way. Its peaks are compared as well:
+/// the trial's is less by MinMemorySaving and MinMemorySavingBytes or more
+/// (a CPU's peak repeats to the byte; a GPU's allocator rounds blocks).
 enum class TrialVerdict {
   Faster,        // the interval is above 0: a finding with its fix-it
   Slower,        // below 0: the program's own setting is better
   NoClearEffect, // the interval holds 0
+  LessMemory,    // no clear effect on time, a clear saving of memory: a
+                 // finding with its fix-it
   Failed,        // the trial measured nothing (its Problem says why)
 };
+inline constexpr double MinMemorySaving = 0.05;
+inline constexpr int64_t MinMemorySavingBytes = int64_t(1) << 20;
 struct TrialEffect {
   TrialVerdict Verdict = TrialVerdict::Failed;
   double BaselineMs = 0, TrialMs = 0;
   double Gain = 0;
   Interval Range;
+  /// A paired trial's peaks and the share of the baseline's the trial
+  /// saved; 0 for others.
+  int64_t BaselinePeakBytes = 0, TrialPeakBytes = 0;
+  double MemorySaving = 0;
+  bool SavesMemory = false;
+  /// The pairs a paired trial compared; 0 for others.
+  unsigned Pairs = 0;
 };
 TrialEffect trialEffect(const Measurement &M, const MeasuredRun *Baseline,
                         const TrialRun &Trial);

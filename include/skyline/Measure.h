@@ -75,6 +75,10 @@ struct TrialRequest {
   /// The intra-op threads the trial sets along with its own setting (so a
   /// loader's worker has a CPU); 0: the program's.
   int64_t IntraOpThreads = 0;
+  /// The trial's run measures its own baseline, pass by pass (the
+  /// evaluation loops without and with a guard, TrialRun::paired), rather
+  /// than training iterations.
+  bool Paired = false;
 };
 
 struct MeasureOptions {

@@ -191,6 +191,11 @@ struct MeasuredRun {
   std::string GpuNote;
   /// Where a scheduler placed the run; none for a local process.
   std::optional<RunNode> Node;
+  /// An evaluation trial's passes (the runtime's evaluation key), each
+  /// arm's times in the order they ran and the most memory a pass held;
+  /// empty in any other run.
+  std::vector<double> EvaluationUnguardedMs, EvaluationGuardedMs;
+  int64_t EvaluationUnguardedPeakBytes = 0, EvaluationGuardedPeakBytes = 0;
 };
 
 /// One trial of an experiment (docs/experiments/): a timing run at the
@@ -208,6 +213,16 @@ struct TrialRun {
   std::string Problem;
   /// The intra-op threads it set as well; 0: the program's.
   int64_t IntraOpThreads = 0;
+  /// A trial that measures its own baseline in the same run, pass by pass
+  /// (the no-grad evaluation experiment: evaluation passes alternately
+  /// without and with the guard): each arm's passes in the order they ran.
+  /// IterationMs and PeakBytes are then the trial arm's median and most
+  /// memory, BaselinePeakBytes the baseline arm's. Empty otherwise.
+  std::vector<double> BaselineSamplesMs, TrialSamplesMs;
+  int64_t BaselinePeakBytes = 0;
+  bool paired() const {
+    return !BaselineSamplesMs.empty() && !TrialSamplesMs.empty();
+  }
 };
 
 struct Measurement {

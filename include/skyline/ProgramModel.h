@@ -238,6 +238,30 @@ struct DataLoaderSite {
   bool Training = false;
 };
 
+/// A loop that runs the model without training it (an evaluation or test
+/// loop): the innermost loop whose body calls a module's forward, directly
+/// or through the functions it calls, and reaches no backward() or step().
+/// What the no-grad evaluation experiment's trial times and its fix-it
+/// edits.
+struct EvaluationLoop {
+  std::string File;
+  unsigned Line = 0;
+  unsigned Column = 0;
+  std::string Function; // enclosing function
+  /// Just past the `{` of its body (Length 0): where a guard goes, for the
+  /// fix-it and for the instrumented copy.
+  SourceSpan BodyStart;
+  /// The indentation of the body's first statement.
+  std::string Indent;
+  /// A torch::NoGradGuard, c10::InferenceMode or AutoGradMode is in scope
+  /// (in the body, before the loop in its function, or before every call of
+  /// that function): autograd records nothing there already.
+  bool Guarded = false;
+  /// A name for the guard the fix-it declares that the function does not
+  /// use already ("no_grad").
+  std::string GuardName;
+};
+
 struct ProgramModel {
   static constexpr int SchemaVersion = 1;
   std::vector<std::string> Sources;
@@ -251,6 +275,9 @@ struct ProgramModel {
   ThreadSettings Threads;
   /// Every loader whose options are written outside a macro.
   std::vector<DataLoaderSite> Loaders;
+  /// The loops with a compound body, outside a macro, that evaluate the
+  /// model, in the order the sources hold them.
+  std::vector<EvaluationLoop> EvaluationLoops;
   /// Every file of the program's own (sources and headers, no system ones).
   std::vector<std::string> Files;
   /// Each of Files and its SHA-256 when it was analyzed: a saved report's
@@ -263,6 +290,11 @@ struct ProgramModel {
 /// their digests' keys, a module's "file:line" registration) replaced by
 /// Map's answer; empty paths are left empty. One walk, so that a path added
 /// to the model is shown and resolved alike everywhere.
+/// Model's evaluation loops that no guard covers: where the no-grad
+/// evaluation experiment's trial and fix-it go.
+std::vector<const EvaluationLoop *>
+unguardedEvaluationLoops(const ProgramModel &Model);
+
 void rewritePaths(ProgramModel &Model,
                   llvm::function_ref<std::string(llvm::StringRef)> Map);
 

@@ -189,6 +189,18 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
       Gpu.number<int64_t>(key::MemoryCapacityBytes, Least::Zero);
   Run.GpuMsSource = gpuTimeSource(Gpu);
   Run.GpuNote = Gpu.get<std::string>(key::Note);
+  YamlFields Evaluation = Root.sub(key::Evaluation);
+  auto Times = [&](const char *Key, std::vector<double> &Into) {
+    Evaluation.forEach(Key, [&](const YAML::Node &Ms, const std::string &At) {
+      Into.push_back(checkedNumber<double>(Ms, At, Least::Zero));
+    });
+  };
+  Times(key::UnguardedMs, Run.EvaluationUnguardedMs);
+  Times(key::GuardedMs, Run.EvaluationGuardedMs);
+  Run.EvaluationUnguardedPeakBytes =
+      Evaluation.number<int64_t>(key::UnguardedPeakBytes, Least::Zero);
+  Run.EvaluationGuardedPeakBytes =
+      Evaluation.number<int64_t>(key::GuardedPeakBytes, Least::Zero);
   return Run;
 }
 

@@ -51,6 +51,15 @@ const char *batchSizeRoleName(BatchSizeRole Role) {
   return "unknown";
 }
 
+std::vector<const EvaluationLoop *>
+unguardedEvaluationLoops(const ProgramModel &Model) {
+  std::vector<const EvaluationLoop *> Loops;
+  for (const EvaluationLoop &Loop : Model.EvaluationLoops)
+    if (!Loop.Guarded)
+      Loops.push_back(&Loop);
+  return Loops;
+}
+
 void rewritePaths(ProgramModel &Model,
                   llvm::function_ref<std::string(llvm::StringRef)> Map) {
   auto Fix = [&](std::string &Path) {
@@ -90,6 +99,10 @@ void rewritePaths(ProgramModel &Model,
       Fix(Span->File);
     if (Loader.Workers)
       Fix(Loader.Workers->File);
+  }
+  for (EvaluationLoop &Loop : Model.EvaluationLoops) {
+    Fix(Loop.File);
+    Fix(Loop.BodyStart.File);
   }
   for (std::string &File : Model.Files)
     Fix(File);

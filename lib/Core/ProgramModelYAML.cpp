@@ -358,6 +358,21 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
+  Out << YAML::Key << "evaluation_loops" << YAML::Value << YAML::BeginSeq;
+  for (const EvaluationLoop &Loop : Model.EvaluationLoops) {
+    Out << YAML::BeginMap;
+    Out << YAML::Key << "file" << YAML::Value << Loop.File;
+    Out << YAML::Key << "line" << YAML::Value << Loop.Line;
+    Out << YAML::Key << "column" << YAML::Value << Loop.Column;
+    Out << YAML::Key << "function" << YAML::Value << Loop.Function;
+    Span("body_start", Loop.BodyStart);
+    Out << YAML::Key << "indent" << YAML::Value << YAML::DoubleQuoted
+        << Loop.Indent;
+    Out << YAML::Key << "guarded" << YAML::Value << Loop.Guarded;
+    Out << YAML::Key << "guard_name" << YAML::Value << Loop.GuardName;
+    Out << YAML::EndMap;
+  }
+  Out << YAML::EndSeq;
   Out << YAML::Key << "files" << YAML::Value << YAML::BeginSeq;
   for (const std::string &File : Model.Files)
     Out << File;
@@ -485,6 +500,18 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
         Loader.WorkersInsertAt = readSpan(At);
       Loader.Training = get<bool>(L, "training");
       Model.Loaders.push_back(std::move(Loader));
+    }
+    for (const YAML::Node &L : Root["evaluation_loops"]) {
+      EvaluationLoop Loop;
+      Loop.File = get<std::string>(L, "file");
+      Loop.Line = get<unsigned>(L, "line");
+      Loop.Column = get<unsigned>(L, "column");
+      Loop.Function = get<std::string>(L, "function");
+      Loop.BodyStart = readSpan(L["body_start"]);
+      Loop.Indent = get<std::string>(L, "indent");
+      Loop.Guarded = get<bool>(L, "guarded");
+      Loop.GuardName = get<std::string>(L, "guard_name");
+      Model.EvaluationLoops.push_back(std::move(Loop));
     }
     for (const YAML::Node &File : Root["files"])
       Model.Files.push_back(File.as<std::string>());

@@ -3,6 +3,7 @@
 #include "skyline/Experiments.h"
 
 #include "skyline/OtherWork.h"
+#include "skyline/Units.h"
 
 #include "ExperimentFactories.h"
 
@@ -11,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <sched.h>
@@ -129,8 +131,69 @@ const MeasuredRun *trialBaseline(const Measurement &M, const TrialRun &Trial) {
   return nullptr;
 }
 
+namespace {
+
+TrialVerdict verdictOf(const Interval &Range) {
+  return Range.Low > 0    ? TrialVerdict::Faster
+         : Range.High < 0 ? TrialVerdict::Slower
+                          : TrialVerdict::NoClearEffect;
+}
+
+double medianOf(std::vector<double> Values) {
+  std::sort(Values.begin(), Values.end());
+  size_t N = Values.size();
+  return N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
+}
+
+/// Trial's two arms pass by pass (TrialVerdict's comment).
+TrialEffect pairedEffect(const TrialRun &Trial) {
+  TrialEffect Effect;
+  size_t Pairs =
+      std::min(Trial.BaselineSamplesMs.size(), Trial.TrialSamplesMs.size());
+  if (Pairs < 2 || !Trial.Problem.empty())
+    return Effect;
+  std::vector<double> Logs;
+  for (size_t I = 0; I < Pairs; ++I) {
+    double Baseline = Trial.BaselineSamplesMs[I];
+    double Tried = Trial.TrialSamplesMs[I];
+    if (!(Baseline > 0) || !(Tried > 0))
+      return Effect;
+    Logs.push_back(std::log(Baseline / Tried));
+  }
+  double Mean = 0;
+  for (double D : Logs)
+    Mean += D;
+  Mean /= double(Pairs);
+  double Square = 0;
+  for (double D : Logs)
+    Square += (D - Mean) * (D - Mean);
+  double Spread = std::sqrt(Square / double(Pairs - 1));
+  double Half =
+      studentT90(unsigned(Pairs - 1)) * Spread / std::sqrt(double(Pairs));
+  Effect.Pairs = unsigned(Pairs);
+  Effect.BaselineMs = medianOf(Trial.BaselineSamplesMs);
+  Effect.TrialMs = medianOf(Trial.TrialSamplesMs);
+  Effect.Gain = std::exp(Mean) - 1;
+  Effect.Range = {std::exp(Mean - Half) - 1, std::exp(Mean + Half) - 1};
+  Effect.BaselinePeakBytes = Trial.BaselinePeakBytes;
+  Effect.TrialPeakBytes = Trial.PeakBytes;
+  int64_t Saved = Trial.BaselinePeakBytes - Trial.PeakBytes;
+  if (Trial.BaselinePeakBytes > 0)
+    Effect.MemorySaving = double(Saved) / double(Trial.BaselinePeakBytes);
+  Effect.SavesMemory = Saved >= MinMemorySavingBytes &&
+                       Effect.MemorySaving >= MinMemorySaving;
+  Effect.Verdict = verdictOf(Effect.Range);
+  if (Effect.Verdict == TrialVerdict::NoClearEffect && Effect.SavesMemory)
+    Effect.Verdict = TrialVerdict::LessMemory;
+  return Effect;
+}
+
+} // namespace
+
 TrialEffect trialEffect(const Measurement &M, const MeasuredRun *Baseline,
                         const TrialRun &Trial) {
+  if (Trial.paired())
+    return pairedEffect(Trial);
   TrialEffect Effect;
   if (!Trial.Problem.empty() || !Baseline || !(Trial.IterationMs > 0))
     return Effect;
@@ -143,9 +206,7 @@ TrialEffect trialEffect(const Measurement &M, const MeasuredRun *Baseline,
   double TrialRuns = double(std::max<size_t>(1, Trial.TimingRunMedians.size()));
   double Half = U.Quantile * U.RunSigma * std::sqrt(1 / Runs + 1 / TrialRuns);
   Effect.Range = {std::exp(LogGain - Half) - 1, std::exp(LogGain + Half) - 1};
-  Effect.Verdict = Effect.Range.Low > 0    ? TrialVerdict::Faster
-                   : Effect.Range.High < 0 ? TrialVerdict::Slower
-                                           : TrialVerdict::NoClearEffect;
+  Effect.Verdict = verdictOf(Effect.Range);
   return Effect;
 }
 
@@ -157,6 +218,8 @@ const char *verdictName(TrialVerdict Verdict) {
     return "slower";
   case TrialVerdict::NoClearEffect:
     return "no clear effect";
+  case TrialVerdict::LessMemory:
+    return "less memory";
   case TrialVerdict::Failed:
     return "failed";
   }
@@ -183,21 +246,82 @@ SourceSpan findingPlace(const ProgramModel &Program) {
   return At;
 }
 
+/// A paired trial's finding: time and peak memory of its two arms.
+Finding pairedFinding(const Experiment &E, const ProgramModel &Program,
+                      const TrialRun &Trial, const TrialEffect &Effect,
+                      const std::string &Tried, Finding F) {
+  std::string Measured =
+      llvm::formatv("a pass took {0:F3} ms against {1:F3} ms ({2} throughput; "
+                    "90% interval {3} to {4}, {5} pairs of passes) and held "
+                    "at most {6} against {7} ({8}{9})",
+                    Effect.TrialMs, Effect.BaselineMs,
+                    (Effect.Gain >= 0 ? "+" : "") + percent(Effect.Gain),
+                    percent(Effect.Range.Low), percent(Effect.Range.High),
+                    Effect.Pairs, formatBytes(Effect.TrialPeakBytes),
+                    formatBytes(Effect.BaselinePeakBytes),
+                    Effect.MemorySaving > 0 ? "-" : "+",
+                    percent(std::fabs(Effect.MemorySaving)))
+          .str();
+  F.Figures = {{"gain", Effect.Gain},
+               {"gainLow", Effect.Range.Low},
+               {"gainHigh", Effect.Range.High},
+               {"trialMs", Effect.TrialMs},
+               {"baselineMs", Effect.BaselineMs},
+               {"trialPeakBytes", double(Effect.TrialPeakBytes)},
+               {"baselinePeakBytes", double(Effect.BaselinePeakBytes)},
+               {"memorySaving", Effect.MemorySaving},
+               {"value", double(Trial.Value)}};
+  switch (Effect.Verdict) {
+  case TrialVerdict::Faster:
+  case TrialVerdict::LessMemory: {
+    F.Level = DiagLevel::Warning;
+    F.Edits = E.fixIt(Program, Trial);
+    if (!F.Edits.empty())
+      F.At = F.Edits.front().Range;
+    bool Faster = Effect.Verdict == TrialVerdict::Faster;
+    F.Message = Tried + " " + Measured +
+                (Faster ? Effect.SavesMemory
+                              ? ": faster beyond the passes' noise, and less "
+                                "memory"
+                              : ": faster beyond the passes' noise"
+                        : ": less memory, and no clear effect on time");
+    return F;
+  }
+  case TrialVerdict::Slower:
+    F.Message = Tried + " " + Measured +
+                ": slower beyond the passes' noise; the program's own loop "
+                "is better";
+    return F;
+  default:
+    F.Message = Tried + " " + Measured +
+                ": no clear effect (the time's interval holds 0, and the "
+                "peak is within 5% or 1 MiB)";
+    return F;
+  }
+}
+
 Finding trialFinding(const Experiment &E, const ProgramModel &Program,
                      const TrialRun &Trial, const TrialEffect &Effect) {
   Finding F;
   F.Rule = E.info().Id.str();
-  F.At = findingPlace(Program);
+  F.At = E.place(Program).value_or(findingPlace(Program));
   F.Level = DiagLevel::Note;
   std::string Tried =
       llvm::formatv("experiment {0}: with {1} at batch size {2}", E.name(),
                     Trial.Setting, Trial.BatchSize)
           .str();
+  if (E.pairedTrial()) // not at the training batch size
+    Tried = llvm::formatv("experiment {0}: with {1}", E.name(), Trial.Setting)
+                .str();
   if (Effect.Verdict == TrialVerdict::Failed) {
     F.Message = Tried + " the trial failed, and nothing else changed: " +
-                Trial.Problem;
+                (Trial.Problem.empty() ? std::string("it measured no pair of "
+                                                     "passes")
+                                       : Trial.Problem);
     return F;
   }
+  if (Trial.paired())
+    return pairedFinding(E, Program, Trial, Effect, Tried, std::move(F));
   std::string Measured =
       llvm::formatv("an iteration took {0:F3} ms against {1:F3} ms ({2} "
                     "throughput; 90% interval {3} to {4})",

@@ -11,6 +11,7 @@
 #include "ASTHelpers.h"
 
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 #include <map>
 #include <optional>
@@ -86,6 +87,24 @@ struct LoopFindings {
 };
 
 LoopFindings findTrainingLoops(const TUContext &TU);
+
+/// The body of a for, range-for, while or do loop; null for anything else.
+const clang::Stmt *loopBody(const clang::Stmt *Loop);
+/// The module class a holder wraps: NetImpl of `TORCH_MODULE(Net)`.
+const clang::CXXRecordDecl *heldModule(clang::QualType Holder);
+/// The user's functions that S calls, each once, to a depth of 3: direct
+/// callees with a body and, for a module called through its holder
+/// (`model(x)`), the module's forward().
+void collectCalledFunctions(const TUContext &TU, const clang::Stmt *S,
+                            int Depth,
+                            llvm::SetVector<const clang::FunctionDecl *> &Out);
+/// A tensor's backward() or an optimizer's step(): what trains.
+bool trainsModel(const clang::CallExpr *Call);
+
+/// The loops that evaluate the model (ProgramModel::EvaluationLoops) in
+/// this translation unit: outside every training context of Loops.
+void findEvaluationLoops(const TUContext &TU, const LoopFindings &Loops,
+                         std::vector<EvaluationLoop> &Out);
 
 struct OptionDefault; // BatchSizeTracer.h
 

@@ -53,6 +53,7 @@ struct Collected {
   std::vector<SourceSpan> SaveCalls;
   ThreadSettings Threads;
   std::vector<DataLoaderSite> Loaders;
+  std::vector<EvaluationLoop> EvaluationLoops;
   std::set<std::string> Files;
   std::set<std::string> SystemFiles;
   std::vector<TrainingLoop> Loops;
@@ -163,6 +164,7 @@ public:
     for (const TrainingLoop &Loop : Loops.Loops)
       Out.Loops.push_back(Loop);
     Out.BatchSizes.push_back(findBatchSizes(TU, Loops));
+    findEvaluationLoops(TU, Loops, Out.EvaluationLoops);
     for (OptionDefault &Option : BatchSizeTracer(TU).optionDefaults())
       Out.OptionDefaults.push_back(std::move(Option));
     findSaveCalls(TU, Out.SaveCalls);
@@ -490,6 +492,12 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   Model.Threads.MainStart = In.Threads.MainStart;
   Model.Threads.MainIndent = In.Threads.MainIndent;
   mergeLoaders(In.Loaders, Model);
+  // A header's loop is seen by every source that includes it: once each.
+  std::set<std::pair<std::string, unsigned>> SeenEvaluationLoops;
+  for (const EvaluationLoop &Loop : In.EvaluationLoops)
+    if (SeenEvaluationLoops.insert({Loop.BodyStart.File, Loop.BodyStart.Offset})
+            .second)
+      Model.EvaluationLoops.push_back(Loop);
   Model.Files.assign(In.Files.begin(), In.Files.end());
   for (const std::string &File : Model.Files)
     if (std::optional<std::string> Digest = sha256OfFile(File))

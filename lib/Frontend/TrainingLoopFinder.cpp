@@ -199,6 +199,8 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
   return Site;
 }
 
+} // namespace
+
 const Stmt *loopBody(const Stmt *Loop) {
   if (const auto *For = dyn_cast<ForStmt>(Loop))
     return For->getBody();
@@ -210,6 +212,8 @@ const Stmt *loopBody(const Stmt *Loop) {
     return Do->getBody();
   return nullptr;
 }
+
+namespace {
 
 /// The loop statement's bytes, so the instrumenter can put a mark before it
 /// inside braces of its own: from the keyword through the body (L's body
@@ -412,6 +416,8 @@ std::string optimizerAtStep(const TUContext &TU,
   return Callee->isArrow() ? "*" + Text : Text;
 }
 
+} // namespace
+
 /// The module class a holder wraps: NetImpl of `TORCH_MODULE(Net)`.
 const CXXRecordDecl *heldModule(QualType Holder) {
   const CXXRecordDecl *RD = recordOf(Holder);
@@ -452,6 +458,8 @@ void collectCalledFunctions(const TUContext &TU, const Stmt *S, int Depth,
   for (const Stmt *Child : S->children())
     collectCalledFunctions(TU, Child, Depth, Out);
 }
+
+namespace {
 
 std::string functionName(const TUContext &TU, const Stmt *S) {
   const FunctionDecl *F = TU.enclosingFunction(S);
@@ -617,6 +625,11 @@ void addOptimizers(const TUContext &TU,
 }
 
 } // namespace
+
+bool trainsModel(const CallExpr *Call) {
+  std::optional<CallKind> Kind = classify(Call);
+  return Kind && *Kind != CallKind::ZeroGrad;
+}
 
 bool LoopFindings::isTrainingContext(const TUContext &TU, const Stmt *S) const {
   for (const Stmt *Loop = TU.enclosingLoop(S); Loop;

@@ -79,7 +79,20 @@ void planLoaderOptions(const DataLoaderSite &Loader,
                    SuffixBase + long(Options.Length)});
 }
 
-void planLoop(const TrainingLoop &Loop,
+/// Each pass of an unguarded evaluation loop is timed, and runs under a
+/// torch::NoGradGuard where the no-grad evaluation trial says so.
+void planEvaluationLoop(const EvaluationLoop &Loop,
+                        std::map<std::string, std::vector<Insertion>> &Plan) {
+  Plan[Loop.BodyStart.File].push_back(
+      {Loop.BodyStart.Offset, 0,
+       " auto skyline_evaluation_pass = "
+       "::skyline::rt::evaluation_iteration<::torch::NoGradGuard>();",
+       BodyOpen});
+}
+
+/// SkipForEvaluation: the body starts by leaving the loop in the no-grad
+/// evaluation trial, which times the evaluation that follows training.
+void planLoop(const TrainingLoop &Loop, bool SkipForEvaluation,
               std::map<std::string, std::vector<Insertion>> &Plan) {
   // step() runs in the optimizer phase; the optimizers' tensors are counted
   // as weights, gradients and optimizer state.
@@ -113,13 +126,16 @@ void planLoop(const TrainingLoop &Loop,
         {Loop.LoopOffset, 0, "{ skyline::rt::loop_begin(); ", LoopOpen});
     Edits.push_back({Loop.LoopOffset + Loop.LoopLength, 0, " }", LoopClose});
   }
+  std::string Begin =
+      std::string(SkipForEvaluation
+                      ? " if (skyline::rt::training_skipped()) break;"
+                      : "") +
+      " skyline::rt::iteration_begin();";
   if (Loop.BodyIsCompound) {
-    Edits.push_back(
-        {Loop.BodyOffset + 1, 0, " skyline::rt::iteration_begin();", BodyOpen});
+    Edits.push_back({Loop.BodyOffset + 1, 0, Begin, BodyOpen});
     return;
   }
-  Edits.push_back(
-      {Loop.BodyOffset, 0, "{ skyline::rt::iteration_begin(); ", BodyOpen});
+  Edits.push_back({Loop.BodyOffset, 0, "{" + Begin + " ", BodyOpen});
   Edits.push_back({Loop.BodyOffset + Loop.BodyLength, 0, " }", BodyClose});
 }
 
@@ -214,8 +230,12 @@ planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
     if (Text)
       planBatchSize(*Model.BatchSize, (*Text)->getBuffer(), Plan);
   }
+  std::vector<const EvaluationLoop *> Evaluations =
+      unguardedEvaluationLoops(Model);
   for (const TrainingLoop &Loop : Model.TrainingLoops)
-    planLoop(Loop, Plan);
+    planLoop(Loop, !Evaluations.empty(), Plan);
+  for (const EvaluationLoop *Loop : Evaluations)
+    planEvaluationLoop(*Loop, Plan);
   for (const DataLoaderSite &Loader : Model.Loaders)
     if (Loader.Training)
       planLoaderOptions(Loader, Plan);

@@ -227,7 +227,12 @@ RunOutcome finishedRunOutcome(const RunRequest &Request, MeasuredRun Run,
   Outcome.Seconds = Process.Seconds;
   Run.WallSeconds = Process.Seconds;
   Run.Log = Log.str();
-  if (Run.EndedEarly && Run.Iterations == 0 && !Run.OutOfMemory) {
+  // An evaluation trial measures passes, not iterations: the sweep reads
+  // them (Sweep::runTrials).
+  bool Evaluated =
+      !Run.EvaluationUnguardedMs.empty() || !Run.EvaluationGuardedMs.empty();
+  if (Run.EndedEarly && Run.Iterations == 0 && !Run.OutOfMemory &&
+      !Evaluated) {
     Outcome.Problem = describeNoIterations(Run, Request.Mode, Process, Log);
     if (Process.ExitCode == 0)
       Outcome.Unmeasured = std::move(Run);

@@ -1022,6 +1022,50 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
   return llvm::Error::success();
 }
 
+namespace {
+
+double medianOf(std::vector<double> Values) {
+  std::sort(Values.begin(), Values.end());
+  size_t N = Values.size();
+  if (N == 0)
+    return 0;
+  return N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
+}
+
+/// A paired trial's run (an evaluation trial's): each arm's passes, or why
+/// it measured too few to compare.
+void takePairedTrial(const RunOutcome &Outcome, TrialRun &Done) {
+  // A run with no pass of either kind is one that measured nothing.
+  const std::optional<MeasuredRun> &Run =
+      Outcome.Run ? Outcome.Run : Outcome.Unmeasured;
+  if (!Run) {
+    Done.Problem = Outcome.Problem;
+    return;
+  }
+  if (Run->OutOfMemory || Run->EvaluationUnguardedMs.size() < 2 ||
+      Run->EvaluationGuardedMs.size() < 2) {
+    Done.Problem =
+        "the trial measured " +
+        std::to_string(Run->EvaluationUnguardedMs.size() +
+                       Run->EvaluationGuardedMs.size()) +
+        " evaluation passes after warm-up" +
+        (Run->OutOfMemory ? " and ran out of memory" : "") +
+        ", too few to compare (2 of each kind are needed: the program may "
+        "evaluate on too few batches, or stop before it evaluates); see its "
+        "log " +
+        Run->Log;
+    return;
+  }
+  Done.BaselineSamplesMs = Run->EvaluationUnguardedMs;
+  Done.TrialSamplesMs = Run->EvaluationGuardedMs;
+  Done.IterationMs = medianOf(Done.TrialSamplesMs);
+  Done.TimingRunMedians = {Done.IterationMs};
+  Done.PeakBytes = Run->EvaluationGuardedPeakBytes;
+  Done.BaselinePeakBytes = Run->EvaluationUnguardedPeakBytes;
+}
+
+} // namespace
+
 /// The experiments' trials (Experiments.h): one timing run each at the
 /// declared size with its setting. A trial that fails is kept with its
 /// problem and changes nothing else.
@@ -1037,8 +1081,10 @@ llvm::Error Sweep::runTrials() {
       return llvm::Error::success();
     }
     Progress << "skyline-check: trial of experiment " << Trial.Experiment
-             << " (" << Trial.Setting << ") at batch size "
-             << DeclaredBatchSize << "...";
+             << " (" << Trial.Setting << ")";
+    if (!Trial.Paired) // a paired trial's passes are the program's own
+      Progress << " at batch size " << DeclaredBatchSize;
+    Progress << "...";
     Progress.flush();
     RunRequest Request = request(DeclaredBatchSize, RunMode::Timing);
     Request.TimeLimitSeconds = timingRunSeconds(budget(), spent(), 1, false);
@@ -1051,7 +1097,10 @@ llvm::Error Sweep::runTrials() {
     TrialRun Done{Trial.Experiment, Trial.Setting, Trial.Value,
                   DeclaredBatchSize};
     Done.IntraOpThreads = Trial.IntraOpThreads;
-    if (Run->Run && !Run->Run->OutOfMemory && Run->Run->Iterations > 0) {
+    if (Trial.Paired) {
+      takePairedTrial(*Run, Done);
+    } else if (Run->Run && !Run->Run->OutOfMemory &&
+               Run->Run->Iterations > 0) {
       Done.IterationMs = Run->Run->IterationMs.Median;
       Done.TimingRunMedians = {Done.IterationMs};
       Done.PeakBytes = Run->Run->PeakBytes;

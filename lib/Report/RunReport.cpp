@@ -466,6 +466,14 @@ void emitTrials(YAML::Emitter &Out, const Measurement &M) {
           << Trial.TimingRunMedians;
       Out << YAML::Key << "peak_bytes" << YAML::Value << Trial.PeakBytes;
     }
+    if (Trial.paired()) {
+      Out << YAML::Key << "baseline_pass_ms" << YAML::Value << YAML::Flow
+          << Trial.BaselineSamplesMs;
+      Out << YAML::Key << "trial_pass_ms" << YAML::Value << YAML::Flow
+          << Trial.TrialSamplesMs;
+      Out << YAML::Key << "baseline_peak_bytes" << YAML::Value
+          << Trial.BaselinePeakBytes;
+    }
     if (Effect.Verdict != TrialVerdict::Failed) {
       Out << YAML::Key << "baseline_ms" << YAML::Value << Effect.BaselineMs;
       Out << YAML::Key << "gain" << YAML::Value << Effect.Gain;
@@ -473,6 +481,9 @@ void emitTrials(YAML::Emitter &Out, const Measurement &M) {
           << YAML::BeginSeq << Effect.Range.Low << Effect.Range.High
           << YAML::EndSeq;
     }
+    if (Trial.paired() && Effect.Verdict != TrialVerdict::Failed)
+      Out << YAML::Key << "memory_saving" << YAML::Value
+          << Effect.MemorySaving;
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
@@ -572,6 +583,15 @@ TrialRun readTrial(const YamlFields &Node) {
                  Trial.TimingRunMedians.push_back(
                      convertValue<double>(Ms, Key));
                });
+  auto Passes = [&](const char *Name, std::vector<double> &Into) {
+    Node.forEach(Name, [&](const YAML::Node &Ms, const std::string &Key) {
+      Into.push_back(checkedNumber<double>(Ms, Key, Least::Zero));
+    });
+  };
+  Passes("baseline_pass_ms", Trial.BaselineSamplesMs);
+  Passes("trial_pass_ms", Trial.TrialSamplesMs);
+  Trial.BaselinePeakBytes =
+      Node.number<int64_t>("baseline_peak_bytes", Least::Zero);
   return Trial;
 }
 

@@ -221,6 +221,24 @@ void writeTimes(std::FILE *Out, const RunResult &R) {
   std::fprintf(Out, "%s: %.3f\n", key::Throughput, R.Throughput);
 }
 
+void writeList(std::FILE *Out, const char *Key,
+               const std::vector<double> &Values) {
+  std::fprintf(Out, "  %s: [", Key);
+  for (size_t I = 0; I < Values.size(); ++I)
+    std::fprintf(Out, "%s%.4f", I ? ", " : "", Values[I]);
+  std::fprintf(Out, "]\n");
+}
+
+void writeEvaluation(std::FILE *Out, const RunResult::EvaluationPasses &E) {
+  std::fprintf(Out, "%s:\n", key::Evaluation);
+  writeList(Out, key::UnguardedMs, E.UnguardedMs);
+  writeList(Out, key::GuardedMs, E.GuardedMs);
+  std::fprintf(Out, "  %s: %lld\n  %s: %lld\n", key::UnguardedPeakBytes,
+               static_cast<long long>(E.UnguardedPeakBytes),
+               key::GuardedPeakBytes,
+               static_cast<long long>(E.GuardedPeakBytes));
+}
+
 } // namespace
 
 bool writeRunResult(const RunResult &R, const std::string &Path) {
@@ -243,6 +261,8 @@ bool writeRunResult(const RunResult &R, const std::string &Path) {
     writeBreakdown(Out, R);
   if (R.Gpu.Used)
     writeGpu(Out, R.Gpu);
+  if (!R.Evaluation.UnguardedMs.empty() || !R.Evaluation.GuardedMs.empty())
+    writeEvaluation(Out, R.Evaluation);
   bool Ok = std::fflush(Out) == 0 && !std::ferror(Out);
   Ok = std::fclose(Out) == 0 && Ok;
   return Ok && std::rename(Temp.c_str(), Path.c_str()) == 0;

@@ -83,6 +83,9 @@ struct Config {
   int IntraOpThreads = 0;
   /// The loader workers experiment's workers; 0: the program's own.
   int LoaderWorkers = 0;
+  /// The no-grad evaluation experiment's trial: training skipped, the
+  /// evaluation loops' passes timed.
+  bool Evaluation = false;
   std::string ResultPath;
 };
 
@@ -120,6 +123,7 @@ Config readConfig() {
                                            1024));
   C.LoaderWorkers =
       int(std::min<int64_t>(envInteger(env::LoaderWorkers, 0), 256));
+  C.Evaluation = envInteger(env::Evaluation, 0) > 0;
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -169,6 +173,20 @@ struct IterationClock {
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
 } Clock;
+
+/// An evaluation trial's passes; preallocated, as the iterations' clock.
+struct EvaluationClock {
+  std::array<double, MaxIterations> UnguardedMs{}, GuardedMs{};
+  int Unguarded = 0, Guarded = 0;
+  int64_t UnguardedPeak = 0, GuardedPeak = 0;
+  int Passes = 0; // evaluation_begin's, warm-up included
+  /// The pass open now (a loop's body is run by one thread at a time; a
+  /// pass that starts while another is open is not timed).
+  std::atomic<bool> Open{false};
+  bool PassGuarded = false;
+  bool Timed = false; // after warm-up
+  int64_t BeginNs = 0;
+} EvalPasses;
 
 /// Module calls open on this thread, in every mode: the outermost one's
 /// result shows the batch (batch_wanted).
@@ -770,6 +788,16 @@ RunResult collect(StopReason Why) {
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
   R.HasMemoryBreakdown = C.Hooks && !R.EndedEarly;
+  if (C.Evaluation) {
+    const EvaluationClock &E = EvalPasses;
+    R.Evaluation.UnguardedMs.assign(E.UnguardedMs.begin(),
+                                    E.UnguardedMs.begin() + E.Unguarded);
+    R.Evaluation.GuardedMs.assign(E.GuardedMs.begin(),
+                                  E.GuardedMs.begin() + E.Guarded);
+    R.Evaluation.UnguardedPeakBytes = E.UnguardedPeak;
+    R.Evaluation.GuardedPeakBytes = E.GuardedPeak;
+    R.HasMemoryBreakdown = false; // no training iteration to break down
+  }
   describeEnvironment(R);
   if (GpuClock && R.Gpu.Used)
     R.Gpu.Clock = "cuda_events";
@@ -851,6 +879,11 @@ std::terminate_handler PreviousTerminate = nullptr;
       What = E.what();
     } catch (...) {
     }
+    // An evaluation trial left a training loop mid-epoch: a loader with
+    // workers refuses the next epoch's iterator. What was timed stands.
+    if (config().Evaluation && EvalPasses.Unguarded > 0 &&
+        EvalPasses.Guarded > 0)
+      finish(StopReason::EndedEarly);
     if (What && saysOutOfMemory(What)) {
       // The first line: c10's messages go on with a backtrace.
       size_t N = std::strcspn(What, "\n");
@@ -956,6 +989,55 @@ const char *batch_size_text(const char *Declared) noexcept {
 std::size_t loader_workers(std::size_t Own) noexcept {
   const Config &C = config();
   return C.Active && C.LoaderWorkers > 0 ? std::size_t(C.LoaderWorkers) : Own;
+}
+
+bool training_skipped() noexcept {
+  return config().Active && config().Evaluation;
+}
+
+bool evaluation_begin() noexcept {
+  const Config &C = config();
+  if (!C.Active || !C.Evaluation || EvalPasses.Open.exchange(true))
+    return false;
+  EvaluationClock &E = EvalPasses;
+  int Index = E.Passes++;
+  int Timed = Index - C.Warmup;
+  E.Timed = Timed >= 0;
+  // U G G U U G ...: pairs alternate which arm runs first.
+  bool SecondOfPair = Timed % 2 == 1;
+  bool PairStartsGuarded = (Timed / 2) % 2 == 1;
+  E.PassGuarded = E.Timed && SecondOfPair != PairStartsGuarded;
+  MemoryTracker::install().resetPeak();
+  E.BeginNs = nowNs();
+  return E.PassGuarded;
+}
+
+void evaluation_end() noexcept {
+  const Config &C = config();
+  EvaluationClock &E = EvalPasses;
+  if (!C.Active || !C.Evaluation || !E.Open.load())
+    return;
+  int64_t Now = nowNs();
+  int64_t Peak = MemoryTracker::install().peakBytes();
+  double Ms = double(Now - E.BeginNs) / 1e6;
+  if (E.Timed && E.PassGuarded && E.Guarded < MaxIterations) {
+    E.GuardedMs[size_t(E.Guarded++)] = Ms;
+    E.GuardedPeak = std::max(E.GuardedPeak, Peak);
+  } else if (E.Timed && !E.PassGuarded && E.Unguarded < MaxIterations) {
+    E.UnguardedMs[size_t(E.Unguarded++)] = Ms;
+    E.UnguardedPeak = std::max(E.UnguardedPeak, Peak);
+  }
+  E.Open.store(false);
+  // Each arm gets the fewest iterations a timing run measures, and at
+  // least 8 where the run may measure that many, within the run's time.
+  int Wanted = std::min(C.Iterations, std::max(C.Stop.MinIterations, 8));
+  bool Enough = E.Guarded >= Wanted && E.Unguarded >= Wanted;
+  bool OutOfTime = C.Stop.TimeLimitSeconds > 0 &&
+                   double(Now - Clock.ProgramStartNs) / 1e9 >=
+                       C.Stop.TimeLimitSeconds &&
+                   E.Guarded > 0 && E.Unguarded > 0;
+  if (Enough || OutOfTime)
+    finish(Enough ? StopReason::Count : StopReason::TimeLimit);
 }
 
 void iteration_begin() noexcept {

@@ -16,7 +16,8 @@ using namespace skyline;
 namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
-  const std::vector<std::string> Every{"threads", "loader-workers"};
+  const std::vector<std::string> Every{"threads", "loader-workers",
+                                       "no-grad-eval"};
   EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
@@ -29,7 +30,8 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   ASSERT_FALSE(bool(Unknown));
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
-            "are threads, loader-workers (or all, none, default)");
+            "are threads, loader-workers, no-grad-eval (or all, none, "
+            "default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -270,6 +272,134 @@ TEST(ExperimentsTest, NoClearEffectSlowerAndFailedAreNotesWithoutAFix) {
   EXPECT_NE(Findings[2].Message.find("the trial failed, and nothing else "
                                      "changed: it crashed"),
             std::string::npos);
+}
+
+/// An evaluation trial: each arm's passes in the order they ran, and the
+/// most memory a pass of each held.
+TrialRun evaluationTrial(std::vector<double> Unguarded,
+                         std::vector<double> Guarded, int64_t UnguardedPeak,
+                         int64_t GuardedPeak) {
+  TrialRun Trial{"no-grad-eval", "torch::NoGradGuard in the evaluation loop",
+                 1, 16, {}, 0, GuardedPeak, ""};
+  Trial.BaselineSamplesMs = std::move(Unguarded);
+  Trial.TrialSamplesMs = std::move(Guarded);
+  Trial.BaselinePeakBytes = UnguardedPeak;
+  return Trial;
+}
+
+TEST(ExperimentsTest, APairedTrialComparesItsArmsPassByPass) {
+  // d = ln(U/G) of each pair: 0.105361, 0.095310, 0.100083, 0.081678;
+  // mean 0.095608, sd 0.010153, t(3) = 2.353, half-width 2.353 x 0.010153 /
+  // sqrt(4) = 0.011945: gain exp(0.095608) - 1 = 10.03%, interval
+  // exp(0.095608 -+ 0.011945) - 1 = 8.73% to 11.36%. The runs' spread of
+  // the sweep plays no part: the baseline is in the trial's own run.
+  Measurement M; // no runs at all
+  TrialRun Trial = evaluationTrial({10, 11, 10.5, 10.2}, {9, 10, 9.5, 9.4},
+                                   30 << 20, 29 << 20);
+  TrialEffect Effect = trialEffect(M, nullptr, Trial);
+  EXPECT_EQ(Effect.Verdict, TrialVerdict::Faster);
+  EXPECT_EQ(Effect.Pairs, 4u);
+  EXPECT_NEAR(Effect.Gain, 0.100328, 1e-6);
+  EXPECT_NEAR(Effect.Range.Low, 0.087262, 1e-5);
+  EXPECT_NEAR(Effect.Range.High, 0.113550, 1e-5);
+  EXPECT_DOUBLE_EQ(Effect.BaselineMs, 10.35); // the arms' medians
+  EXPECT_DOUBLE_EQ(Effect.TrialMs, 9.45);
+  // 1 MiB of 30 is 3.3%: under the 5% that counts.
+  EXPECT_NEAR(Effect.MemorySaving, 1.0 / 30, 1e-12);
+  EXPECT_FALSE(Effect.SavesMemory);
+  // The interval holds its point whichever arm is faster.
+  for (double Scale : {0.5, 0.95, 1.0, 1.05, 2.0}) {
+    TrialRun Scaled = Trial;
+    for (double &Ms : Scaled.TrialSamplesMs)
+      Ms *= Scale;
+    Scaled.TrialSamplesMs[1] *= 1.01; // some spread at every scale
+    TrialEffect E = trialEffect(M, nullptr, Scaled);
+    EXPECT_LT(E.Range.Low, E.Gain) << Scale;
+    EXPECT_GT(E.Range.High, E.Gain) << Scale;
+  }
+}
+
+TEST(ExperimentsTest, APairedTrialThatSavesMemoryIsAFindingWithoutAFasterTime) {
+  Measurement M;
+  // Times that cross: no clear effect; 30 MiB against 12 MiB: 60% less.
+  TrialRun Trial = evaluationTrial({10, 9, 10, 9}, {9, 10, 9, 10}, 30 << 20,
+                                   12 << 20);
+  TrialEffect Effect = trialEffect(M, nullptr, Trial);
+  EXPECT_EQ(Effect.Verdict, TrialVerdict::LessMemory);
+  EXPECT_NEAR(Effect.Gain, 0, 1e-12);
+  EXPECT_NEAR(Effect.MemorySaving, 0.6, 1e-12);
+  EXPECT_STREQ(verdictName(Effect.Verdict), "less memory");
+  // Less than 1 MiB saved is no saving, whatever the share.
+  Trial = evaluationTrial({10, 9, 10, 9}, {9, 10, 9, 10}, 900000, 300000);
+  EXPECT_EQ(trialEffect(M, nullptr, Trial).Verdict,
+            TrialVerdict::NoClearEffect);
+  // One pair is too few to compare.
+  Trial = evaluationTrial({10}, {9}, 30 << 20, 12 << 20);
+  EXPECT_EQ(trialEffect(M, nullptr, Trial).Verdict, TrialVerdict::Failed);
+}
+
+ProgramModel programWithEvaluation() {
+  ProgramModel Program;
+  Program.TrainingLoops.resize(1);
+  EvaluationLoop Loop;
+  Loop.File = "/src/train.cpp";
+  Loop.Line = 40;
+  Loop.Column = 3;
+  Loop.Function = "validate";
+  Loop.BodyStart = SourceSpan{"/src/train.cpp", 40, 32, 900, 0};
+  Loop.Indent = "    ";
+  Loop.GuardName = "no_grad";
+  Program.EvaluationLoops.push_back(Loop);
+  Loop.Line = 60;
+  Loop.Guarded = true; // guarded already: no trial, no edit
+  Program.EvaluationLoops.push_back(Loop);
+  return Program;
+}
+
+TEST(ExperimentsTest, NoGradEvaluationPlansAPairedTrialAndFixesTheLoop) {
+  ProgramModel Program = programWithEvaluation();
+  std::vector<TrialRequest> Trials = planTrials(
+      {"no-grad-eval"}, Program, cpuMeasurement(2), MachineInfo{2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].Paired);
+  EXPECT_EQ(Trials[0].Env, std::vector<std::string>{"SKYLINE_EVALUATION=1"});
+  EXPECT_EQ(Trials[0].Setting, "torch::NoGradGuard in the evaluation loop of "
+                               "validate(), train.cpp:40");
+  Measurement M;
+  M.Trials = {evaluationTrial({10, 9, 10, 9}, {9, 10, 9, 10}, 30 << 20,
+                              12 << 20)};
+  std::vector<Finding> Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Rule, "skyline-experiment-no-grad-eval");
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  ASSERT_EQ(Findings[0].Edits.size(), 1u);
+  EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 900u);
+  EXPECT_EQ(Findings[0].Edits[0].Text, "\n    torch::NoGradGuard no_grad;");
+  EXPECT_NE(Findings[0].Message.find("held at most 12.0 MiB against 30.0 MiB "
+                                     "(-60.0%)"),
+            std::string::npos)
+      << Findings[0].Message;
+  EXPECT_NE(Findings[0].Message.find(": less memory, and no clear effect on "
+                                     "time"),
+            std::string::npos);
+  // A trial with no clear effect is a note at the loop, without a fix.
+  M.Trials = {evaluationTrial({10, 9, 10, 9}, {9, 10, 9, 10}, 30 << 20,
+                              30 << 20)};
+  Findings = experimentFindings(Program, M);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Note);
+  EXPECT_TRUE(Findings[0].Edits.empty());
+  EXPECT_EQ(Findings[0].At.Line, 40u);
+  // Nothing to try without an unguarded loop, or without a training loop
+  // to leave.
+  Program.EvaluationLoops[0].Guarded = true;
+  EXPECT_TRUE(planTrials({"no-grad-eval"}, Program, cpuMeasurement(2),
+                         MachineInfo{2, 2})
+                  .empty());
+  Program = programWithEvaluation();
+  Program.TrainingLoops.clear();
+  EXPECT_TRUE(planTrials({"no-grad-eval"}, Program, cpuMeasurement(2),
+                         MachineInfo{2, 2})
+                  .empty());
 }
 
 } // namespace

@@ -71,6 +71,16 @@ ProgramModel sampleModel() {
   Test.Options = {"/src/train.cpp", 44, 40, 990, 15};
   Test.OptionsIsCount = true;
   Model.Loaders = {Loader, Test};
+  EvaluationLoop Evaluation;
+  Evaluation.File = "/src/train.cpp";
+  Evaluation.Line = 60;
+  Evaluation.Column = 3;
+  Evaluation.Function = "test";
+  Evaluation.BodyStart = {"/src/train.cpp", 60, 32, 1400, 0};
+  Evaluation.Indent = "\t  ";
+  Evaluation.Guarded = true;
+  Evaluation.GuardName = "no_grad_guard";
+  Model.EvaluationLoops = {Evaluation};
   Model.Warnings.push_back("a warning");
   Model.Files = {"/src/net.h", "/src/train.cpp"};
   Model.FileSha256["/src/train.cpp"] =
@@ -127,6 +137,16 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_FALSE(Read->Loaders[1].Training);
   EXPECT_TRUE(Read->Loaders[1].OptionsIsCount);
   EXPECT_FALSE(Read->Loaders[1].Workers);
+  ASSERT_EQ(Read->EvaluationLoops.size(), 1u);
+  const EvaluationLoop &Evaluation = Read->EvaluationLoops[0];
+  EXPECT_EQ(Evaluation.Line, 60u);
+  EXPECT_EQ(Evaluation.Column, 3u);
+  EXPECT_EQ(Evaluation.Function, "test");
+  EXPECT_EQ(Evaluation.BodyStart.Offset, 1400u);
+  EXPECT_EQ(Evaluation.BodyStart.Length, 0u);
+  EXPECT_EQ(Evaluation.Indent, "\t  ");
+  EXPECT_TRUE(Evaluation.Guarded);
+  EXPECT_EQ(Evaluation.GuardName, "no_grad_guard");
 }
 
 TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
@@ -137,7 +157,8 @@ TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
         "kind: namespace-constant", "kind: config-default",
         "list_init_type: unsigned int",
         "step_calls:", "backward_calls:", "optimizers:", "data_loaders:",
-        "options_is_count: true", "workers_insert_at:"})
+        "options_is_count: true", "workers_insert_at:", "evaluation_loops:",
+        "body_start:", "guard_name: no_grad_guard"})
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
 

@@ -39,6 +39,10 @@ inline constexpr char IntraOpThreads[] = "SKYLINE_INTRA_OP_THREADS";
 /// The loader workers experiment's trial: worker threads of the training
 /// loader, set on its options as the program makes it.
 inline constexpr char LoaderWorkers[] = "SKYLINE_LOADER_WORKERS";
+/// The no-grad evaluation experiment's trial ("1"): the training loops are
+/// skipped, and the evaluation loops' passes are timed, alternately without
+/// and with the guard.
+inline constexpr char Evaluation[] = "SKYLINE_EVALUATION";
 /// The user's: "events" times layers with CUDA events instead of CUPTI.
 inline constexpr char GpuTimer[] = "SKYLINE_GPU_TIMER";
 inline constexpr char CuptiLibrary[] = "SKYLINE_CUPTI_LIBRARY";
@@ -259,6 +263,13 @@ inline constexpr char Clock[] = "clock";
 inline constexpr char SetupStatements[] = "setup_statements";
 inline constexpr char Statement[] = "statement";
 inline constexpr char Bytes[] = "bytes";
+/// An evaluation trial's passes: {unguarded_ms: [..], guarded_ms: [..],
+/// unguarded_peak_bytes, guarded_peak_bytes}.
+inline constexpr char Evaluation[] = "evaluation";
+inline constexpr char UnguardedMs[] = "unguarded_ms";
+inline constexpr char GuardedMs[] = "guarded_ms";
+inline constexpr char UnguardedPeakBytes[] = "unguarded_peak_bytes";
+inline constexpr char GuardedPeakBytes[] = "guarded_peak_bytes";
 } // namespace key
 
 /// Whether Text (an exception's message, the end of a run's output) says

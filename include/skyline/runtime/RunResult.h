@@ -129,6 +129,13 @@ struct RunResult {
     double GpuMs = -1;
   };
   std::vector<Layer> Layers;
+  /// An evaluation trial's passes (SKYLINE_EVALUATION), in the order they
+  /// ran, each arm's own: their times, and the most memory a pass held.
+  /// Empty in any other run.
+  struct EvaluationPasses {
+    std::vector<double> UnguardedMs, GuardedMs;
+    int64_t UnguardedPeakBytes = 0, GuardedPeakBytes = 0;
+  } Evaluation;
   /// Where the run ran.
   std::string TorchVersion;
   int Threads = 0; // intra-op threads

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -101,6 +102,46 @@ decltype(auto) loader_options(Arg &&Given) {
   } else {
     return std::forward<Arg>(Given);
   }
+}
+
+/// Whether this run skips training to time the evaluation loops (the
+/// no-grad evaluation experiment's trial, SKYLINE_EVALUATION): the
+/// instrumented copy starts each training loop's body with
+/// `if (skyline::rt::training_skipped()) break;`, so the program goes on to
+/// its evaluation at once.
+bool training_skipped() noexcept;
+
+/// One pass of an evaluation loop's body starts: whether it runs under the
+/// guard (after warm-up, the passes alternate U G G U U G ..., so neither
+/// arm always runs first). False outside a trial. evaluation_end closes it.
+bool evaluation_begin() noexcept;
+void evaluation_end() noexcept;
+
+/// Declared at the start of an evaluation loop's body by the instrumented
+/// copy (`auto skyline_eval = evaluation_iteration<torch::NoGradGuard>();`):
+/// holds a Guard for the pass where evaluation_begin says so, and times the
+/// pass to the body's end, however it leaves (continue, break, return).
+template <typename Guard> class EvaluationIteration {
+public:
+  explicit EvaluationIteration(bool Guarded) {
+    if (Guarded)
+      Held.emplace();
+  }
+  EvaluationIteration(const EvaluationIteration &) = delete;
+  EvaluationIteration &operator=(const EvaluationIteration &) = delete;
+  ~EvaluationIteration() {
+    Held.reset();
+    evaluation_end();
+  }
+
+private:
+  std::optional<Guard> Held;
+};
+
+/// A prvalue, so the declaration holds it where it is made: a copy's
+/// destructor would end the guard (and the pass) early.
+template <typename Guard> EvaluationIteration<Guard> evaluation_iteration() {
+  return EvaluationIteration<Guard>(evaluation_begin());
 }
 
 /// Marks the start of a statement before the training loop (its id in the

@@ -60,6 +60,8 @@ int main() {
   // CHECK-NEXT:     options: {file: {{.*}}options.cpp, line: [[@LINE-3]], column: 195, offset: {{[0-9]+}}, length: 1}
   // CHECK-NEXT:     options_is_count: true
   // CHECK-NEXT:     training: false
+  // CHECK-NEXT: evaluation_loops:
+  // CHECK-NEXT: []
   // CHECK-NEXT: files:
   auto hidden = MAKE_LOADER(torch::data::datasets::MNIST("g"));
   for (auto &batch : *train) {

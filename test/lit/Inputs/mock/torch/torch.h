@@ -27,6 +27,9 @@ private:
   size_t Size;
 };
 using IntArrayRef = ArrayRef<int64_t>;
+struct InferenceMode {
+  explicit InferenceMode(bool = true) {}
+};
 enum class DeviceType { CPU, CUDA };
 struct Device {
   Device(DeviceType) {}
