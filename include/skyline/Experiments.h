@@ -119,6 +119,7 @@ enum class TrialVerdict {
   LessMemory,    // no clear effect on time, a clear saving of memory: a
                  // finding with its fix-it
   Failed,        // the trial measured nothing (its Problem says why)
+  NotTried,      // it cannot run on this machine (its NotTried says why)
 };
 inline constexpr double MinMemorySaving = 0.05;
 inline constexpr int64_t MinMemorySavingBytes = int64_t(1) << 20;

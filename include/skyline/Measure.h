@@ -75,6 +75,9 @@ struct TrialRequest {
   /// The intra-op threads the trial sets along with its own setting (so a
   /// loader's worker has a CPU); 0: the program's.
   int64_t IntraOpThreads = 0;
+  /// Why the trial cannot run here (a GPU experiment on a CPU run): it is
+  /// listed with this reason, and nothing runs. Empty: it runs.
+  std::string NotTried;
   /// The trial's run measures its own baseline, pass by pass (the
   /// evaluation loops without and with a guard, TrialRun::paired), rather
   /// than training iterations.

@@ -176,6 +176,8 @@ struct MeasuredRun {
   std::optional<rt::CudaUse> Cuda;
   std::string TorchVersion; // the LibTorch the program was built with
   int Threads = 0;          // intra-op threads
+  /// cuDNN's benchmark mode as the program set it (the result's).
+  bool CudnnBenchmark = false;
   /// On CUDA: the device memory the program could hold (free plus the
   /// caching allocator's own); 0 on the CPU.
   int64_t DeviceCapacityBytes = 0;
@@ -213,6 +215,9 @@ struct TrialRun {
   std::string Problem;
   /// The intra-op threads it set as well; 0: the program's.
   int64_t IntraOpThreads = 0;
+  /// Why it was not run on this machine (TrialRequest::NotTried); empty
+  /// where it ran.
+  std::string NotTried;
   /// A trial that measures its own baseline in the same run, pass by pass
   /// (the no-grad evaluation experiment: evaluation passes alternately
   /// without and with the guard): each arm's passes in the order they ran.

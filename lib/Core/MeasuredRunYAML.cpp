@@ -180,6 +180,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   readResultFigures(Root, Run);
   Run.TorchVersion = Root.get<std::string>(key::TorchVersion);
   Run.Threads = Root.number<int>(key::Threads, Least::Zero);
+  Run.CudnnBenchmark = Root.get<bool>(key::CudnnBenchmark);
   YamlFields Device = Root.sub(key::Device);
   Run.Device = optionalName<DeviceType>(Device, key::Type);
   Run.DeviceName = Device.get<std::string>(key::Name);

@@ -513,8 +513,9 @@ void printVerdict(const GateVerdict &Verdict, llvm::raw_ostream &Out) {
     Out << llvm::format("peak memory %+.2f%%, ", *Verdict.MemoryChange * 100);
   Out << (Verdict.Regressed ? "REGRESSION" : "pass") << "\n";
   auto Effect = [](const TrialEffect &E) {
-    if (E.Verdict == TrialVerdict::Failed)
-      return std::string("failed");
+    if (E.Verdict == TrialVerdict::Failed ||
+        E.Verdict == TrialVerdict::NotTried)
+      return std::string(verdictName(E.Verdict));
     std::string Text;
     llvm::raw_string_ostream(Text)
         << llvm::format("%+.1f%% (%.1f%% to %.1f%%, %s)", E.Gain * 100,

@@ -192,6 +192,11 @@ TrialEffect pairedEffect(const TrialRun &Trial) {
 
 TrialEffect trialEffect(const Measurement &M, const MeasuredRun *Baseline,
                         const TrialRun &Trial) {
+  if (!Trial.NotTried.empty()) {
+    TrialEffect Listed;
+    Listed.Verdict = TrialVerdict::NotTried;
+    return Listed;
+  }
   if (Trial.paired())
     return pairedEffect(Trial);
   TrialEffect Effect;
@@ -222,6 +227,8 @@ const char *verdictName(TrialVerdict Verdict) {
     return "less memory";
   case TrialVerdict::Failed:
     return "failed";
+  case TrialVerdict::NotTried:
+    return "not tried";
   }
   return "failed";
 }
@@ -295,7 +302,7 @@ Finding pairedFinding(const Experiment &E, const ProgramModel &Program,
   default:
     F.Message = Tried + " " + Measured +
                 ": no clear effect (the time's interval holds 0, and the "
-                "peak is within 5% or 1 MiB)";
+                "peak is not 5% and 1 MiB less)";
     return F;
   }
 }
@@ -310,6 +317,12 @@ Finding trialFinding(const Experiment &E, const ProgramModel &Program,
       llvm::formatv("experiment {0}: with {1} at batch size {2}", E.name(),
                     Trial.Setting, Trial.BatchSize)
           .str();
+  if (Effect.Verdict == TrialVerdict::NotTried) {
+    F.Message = llvm::formatv("experiment {0}: not tried: {1}", E.name(),
+                              Trial.NotTried)
+                    .str();
+    return F;
+  }
   if (E.pairedTrial()) // not at the training batch size
     Tried = llvm::formatv("experiment {0}: with {1}", E.name(), Trial.Setting)
                 .str();

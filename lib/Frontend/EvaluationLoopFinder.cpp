@@ -14,6 +14,7 @@
 #include "clang/ASTMatchers/ASTMatchers.h"
 #include "llvm/ADT/STLExtras.h"
 
+#include <functional>
 #include <regex>
 
 using namespace clang;
@@ -60,6 +61,48 @@ bool reaches(const TUContext &TU, const Stmt *S, const Predicate &Takes) {
   return llvm::any_of(Called, [&](const FunctionDecl *F) {
     return containsCall(F->getBody(), Takes);
   });
+}
+
+/// A call that needs autograd's graph: one that trains, torch::autograd::
+/// grad (a saliency map, an adversarial input) or requires_grad_(): a loop
+/// that makes one must not run under a guard.
+bool needsGradients(const CallExpr *Call) {
+  if (trainsModel(Call))
+    return true;
+  const FunctionDecl *Callee = Call->getDirectCallee();
+  if (!Callee || !Callee->getIdentifier())
+    return false;
+  llvm::StringRef Name = Callee->getName();
+  if (Name == "requires_grad_")
+    return true;
+  return Name == "grad" && llvm::StringRef(Callee->getQualifiedNameAsString())
+                               .contains("autograd");
+}
+
+/// A backward() or step() after Loop in its function, outside every
+/// training loop: what the loop computed may be kept for it (a loss summed
+/// over the loop, then backward()).
+bool trainsAfter(const TUContext &TU, const LoopFindings &Loops,
+                 const Stmt *Loop) {
+  const FunctionDecl *F = TU.enclosingFunction(Loop);
+  if (!F || !F->getBody())
+    return false;
+  SourceLocation End = TU.SM.getExpansionLoc(Loop->getEndLoc());
+  bool Found = false;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+    if (!S || Found)
+      return;
+    if (const auto *Call = dyn_cast<CallExpr>(S);
+        Call && trainsModel(Call) &&
+        TU.SM.isBeforeInTranslationUnit(
+            End, TU.SM.getExpansionLoc(Call->getBeginLoc())) &&
+        !Loops.isTrainingContext(TU, Call))
+      Found = true;
+    for (const Stmt *Child : S->children())
+      Walk(Child);
+  };
+  Walk(F->getBody());
+  return Found;
 }
 
 /// torch::NoGradGuard (c10's), c10::InferenceMode, c10::AutoGradMode: while
@@ -201,7 +244,8 @@ void findEvaluationLoops(const TUContext &TU, const LoopFindings &Loops,
         Loops.isTrainingContext(TU, Loop) ||
         isMemberOfModule(TU.enclosingFunction(Loop)))
       continue;
-    if (!reaches(TU, Body, callsModel) || reaches(TU, Body, trainsModel))
+    if (!reaches(TU, Body, callsModel) || reaches(TU, Body, needsGradients) ||
+        trainsAfter(TU, Loops, Loop))
       continue;
     Candidates.push_back({Loop, Body});
   }

@@ -159,10 +159,14 @@ void compareExperiments(const Measurement &Baseline, const Measurement &Current,
     return A.Experiment == B.Experiment && A.Value == B.Value &&
            A.IntraOpThreads == B.IntraOpThreads;
   };
+  // A trial listed as not tried (a GPU experiment on a CPU run) ran in
+  // neither: nothing to compare, and nothing missing.
   for (const TrialRun &Now : Current.Trials) {
+    if (!Now.NotTried.empty())
+      continue;
     const TrialRun *Then = nullptr;
     for (const TrialRun &Candidate : Baseline.Trials)
-      if (Same(Candidate, Now))
+      if (Same(Candidate, Now) && Candidate.NotTried.empty())
         Then = &Candidate;
     if (!Then) {
       Verdict.ExperimentsNotCompared.push_back(
@@ -176,8 +180,11 @@ void compareExperiments(const Measurement &Baseline, const Measurement &Current,
          trialEffect(Current, trialBaseline(Current, Now), Now)});
   }
   for (const TrialRun &Then : Baseline.Trials)
-    if (llvm::none_of(Current.Trials,
-                      [&](const TrialRun &Now) { return Same(Then, Now); }))
+    if (Then.NotTried.empty() &&
+        llvm::none_of(Current.Trials,
+                      [&](const TrialRun &Now) {
+                        return Same(Then, Now) && Now.NotTried.empty();
+                      }))
       Verdict.ExperimentsNotCompared.push_back(
           Then.Experiment + " (" + Then.Setting +
           "): only the baseline tried it");

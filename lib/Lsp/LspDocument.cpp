@@ -730,18 +730,27 @@ std::optional<std::string> experimentHover(const ProgramState &State,
       TrialEffect Effect = trialEffect(M, trialBaseline(M, Trial), Trial);
       if (!Text.empty())
         OS << "\n";
-      OS << "**experiment** `" << Trial.Experiment << "` at batch size "
-         << Trial.BatchSize << "\n\n"
+      OS << "**experiment** `" << Trial.Experiment << "` "
+         << (Trial.paired() ? std::string("in the program's evaluation passes")
+                            : "at batch size " + std::to_string(Trial.BatchSize))
+         << "\n\n"
          << "| | |\n| --- | ---: |\n"
          << "| trial | " << Trial.Setting << " |\n";
-      if (Effect.Verdict == TrialVerdict::Failed) {
-        OS << "| verdict | failed |\n\n" << Trial.Problem << "\n";
+      if (Effect.Verdict == TrialVerdict::Failed ||
+          Effect.Verdict == TrialVerdict::NotTried) {
+        OS << "| verdict | " << verdictName(Effect.Verdict) << " |\n\n"
+           << (Trial.Problem.empty() ? Trial.NotTried : Trial.Problem) << "\n";
         continue;
       }
-      OS << "| iteration | "
+      OS << (Trial.paired() ? "| pass | " : "| iteration | ")
          << llvm::formatv("{0:F3} ms against {1:F3} ms", Effect.TrialMs,
                           Effect.BaselineMs)
-         << " |\n"
+         << " |\n";
+      if (Trial.paired())
+        OS << "| peak memory | " << formatBytes(Effect.TrialPeakBytes)
+           << " against " << formatBytes(Effect.BaselinePeakBytes) << " ("
+           << signedShare(-Effect.MemorySaving) << ") |\n";
+      OS
          << "| throughput | " << signedShare(Effect.Gain) << " ("
          << formatShareRange(Effect.Range.Low, Effect.Range.High)
          << ", 90% interval) |\n"
@@ -769,7 +778,12 @@ experimentActions(const ProgramState &State, llvm::ArrayRef<std::string> Only) {
       return It == F.Figures.end() ? 0.0 : It->second;
     };
     BatchSizeAction Action;
-    Action.Title = "Apply experiment " + Name.str() + ": " +
+    // A paired trial compares memory too (no-grad-eval).
+    std::string Memory =
+        Figure("baselinePeakBytes") > 0
+            ? signedShare(-Figure("memorySaving")) + " peak memory, "
+            : "";
+    Action.Title = "Apply experiment " + Name.str() + ": " + Memory +
                    signedShare(Figure("gain")) + " throughput measured (" +
                    formatShareRange(Figure("gainLow"), Figure("gainHigh")) +
                    ")";

@@ -1074,6 +1074,13 @@ llvm::Error Sweep::runTrials() {
       Sizes.front().BatchSize != DeclaredBatchSize)
     return llvm::Error::success();
   for (const TrialRequest &Trial : Options.PlanTrials(Result)) {
+    if (!Trial.NotTried.empty()) {
+      TrialRun Listed{Trial.Experiment, Trial.Setting, Trial.Value,
+                      DeclaredBatchSize};
+      Listed.NotTried = Trial.NotTried;
+      Result.Trials.push_back(std::move(Listed));
+      continue;
+    }
     if (budgetSpent() || overrunsBudget(Sizes.front().first().WallSeconds)) {
       if (!Result.TimeBudgetSpent)
         noteBudget("no trial of experiment " + Trial.Experiment,

@@ -1113,6 +1113,15 @@ private:
     OS << "</ol>\n</section>\n";
   }
 
+  /// A paired trial's peaks, after its verdict: it compares memory too.
+  static std::string pairedPeaks(const TrialRun &Trial,
+                                 const TrialEffect &Effect) {
+    if (!Trial.paired())
+      return "";
+    return " (peak " + formatBytes(Effect.TrialPeakBytes) + " against " +
+           formatBytes(Effect.BaselinePeakBytes) + ")";
+  }
+
   /// Every trial, whatever its verdict: the findings hold only the ones
   /// faster or worth a note, and this says what was tried.
   void experiments() {
@@ -1129,17 +1138,22 @@ private:
       OS << "<tr><td>" << escapeHtml(Trial.Experiment) << "</td><td>"
          << escapeHtml(Trial.Setting) << "</td><td class=\"num\">"
          << groupDigits(Trial.BatchSize) << "</td>";
-      if (Effect.Verdict == TrialVerdict::Failed)
+      if (Effect.Verdict == TrialVerdict::Failed ||
+          Effect.Verdict == TrialVerdict::NotTried)
         OS << "<td class=\"num\">&ndash;</td><td class=\"num\">&ndash;</td>"
-              "<td class=\"num\">&ndash;</td><td>failed: "
-           << escapeHtml(Trial.Problem) << "</td></tr>\n";
+              "<td class=\"num\">&ndash;</td><td>"
+           << verdictName(Effect.Verdict) << ": "
+           << escapeHtml(Effect.Verdict == TrialVerdict::Failed ? Trial.Problem
+                                                                : Trial.NotTried)
+           << "</td></tr>\n";
       else
         OS << "<td class=\"num\">" << fmt("%.3f", Effect.TrialMs)
            << "</td><td class=\"num\">" << fmt("%.3f", Effect.BaselineMs)
            << "</td><td class=\"num\">"
            << fmt("%+.1f%% (%.1f%% to %.1f%%)", Effect.Gain * 100,
                   Effect.Range.Low * 100, Effect.Range.High * 100)
-           << "</td><td>" << verdictName(Effect.Verdict) << "</td></tr>\n";
+           << "</td><td>" << verdictName(Effect.Verdict)
+           << pairedPeaks(Trial, Effect) << "</td></tr>\n";
     }
     OS << "</table>\n</section>\n";
   }

@@ -458,7 +458,9 @@ void emitTrials(YAML::Emitter &Out, const Measurement &M) {
           << Trial.IntraOpThreads;
     Out << YAML::Key << "batch_size" << YAML::Value << Trial.BatchSize;
     Out << YAML::Key << "verdict" << YAML::Value << verdictName(Effect.Verdict);
-    if (!Trial.Problem.empty()) {
+    if (!Trial.NotTried.empty()) {
+      Out << YAML::Key << "not_tried" << YAML::Value << Trial.NotTried;
+    } else if (!Trial.Problem.empty()) {
       Out << YAML::Key << "problem" << YAML::Value << Trial.Problem;
     } else {
       Out << YAML::Key << "iteration_ms" << YAML::Value << Trial.IterationMs;
@@ -474,7 +476,8 @@ void emitTrials(YAML::Emitter &Out, const Measurement &M) {
       Out << YAML::Key << "baseline_peak_bytes" << YAML::Value
           << Trial.BaselinePeakBytes;
     }
-    if (Effect.Verdict != TrialVerdict::Failed) {
+    if (Effect.Verdict != TrialVerdict::Failed &&
+        Effect.Verdict != TrialVerdict::NotTried) {
       Out << YAML::Key << "baseline_ms" << YAML::Value << Effect.BaselineMs;
       Out << YAML::Key << "gain" << YAML::Value << Effect.Gain;
       Out << YAML::Key << "gain_90" << YAML::Value << YAML::Flow
@@ -576,6 +579,7 @@ TrialRun readTrial(const YamlFields &Node) {
   Trial.IntraOpThreads = Node.number<int64_t>("intra_op_threads", Least::Zero);
   Trial.BatchSize = Node.number<int64_t>("batch_size", Least::Zero);
   Trial.Problem = Node.get<std::string>("problem");
+  Trial.NotTried = Node.get<std::string>("not_tried");
   Trial.IterationMs = Node.number<double>("iteration_ms", Least::Zero);
   Trial.PeakBytes = Node.number<int64_t>("peak_bytes", Least::Zero);
   Node.forEach("timing_run_medians",

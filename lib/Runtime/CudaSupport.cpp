@@ -313,6 +313,27 @@ void iterationBegin(int Index, int Warmup, bool Trace,
 
 bool cuptiStarted() noexcept { return run().Tracer != nullptr; }
 
+bool evaluationBoundary(bool Start, int64_t &Peak) noexcept {
+  try {
+    if (hiddenByEnvironment() || !torch::cuda::is_available())
+      return false;
+    c10::DeviceIndex Device = 0;
+    if (!findUsedDevice(Device))
+      return false;
+    torch::cuda::synchronize(Device);
+    if (Start) {
+      c10::cuda::CUDACachingAllocator::resetPeakStats(Device);
+      return true;
+    }
+    Peak = c10::cuda::CUDACachingAllocator::getDeviceStats(Device)
+               .allocated_bytes[0]
+               .peak;
+    return true;
+  } catch (...) {
+    return false; // the host's figures rather than an exception
+  }
+}
+
 bool mayUseDevice() noexcept {
   try {
     return !hiddenByEnvironment() && torch::cuda::is_available();
@@ -595,6 +616,7 @@ bool resolveTimeline() noexcept { return false; }
 double iterationMs(int) noexcept { return -1; }
 bool phaseSplitMs(std::array<double, NumPhases> &) noexcept { return false; }
 bool cuptiStarted() noexcept { return false; }
+bool evaluationBoundary(bool, int64_t &) noexcept { return false; }
 bool mayUseDevice() noexcept { return false; }
 bool decided() noexcept { return true; }
 bool onDevice() noexcept { return false; }

@@ -207,6 +207,7 @@ void writeEnvironment(std::FILE *Out, const RunResult &R) {
   writeQuoted(Out, R.TorchVersion);
   std::fprintf(Out, "\n");
   writeInteger(Out, key::Threads, R.Threads);
+  writeBool(Out, key::CudnnBenchmark, R.CudnnBenchmark);
   std::fprintf(Out, "%s: {%s: %s, %s: ", key::Device, key::Type,
                R.DeviceType.c_str(), key::Name);
   writeQuoted(Out, R.DeviceName);

@@ -40,6 +40,7 @@
 #include "skyline/runtime/RunResult.h"
 #include "skyline/runtime/TensorAccounting.h"
 
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 #include <torch/nn/module.h>
@@ -83,6 +84,8 @@ struct Config {
   int IntraOpThreads = 0;
   /// The loader workers experiment's workers; 0: the program's own.
   int LoaderWorkers = 0;
+  /// The cuDNN benchmark experiment's trial: benchmark mode on.
+  bool CudnnBenchmark = false;
   /// The no-grad evaluation experiment's trial: training skipped, the
   /// evaluation loops' passes timed.
   bool Evaluation = false;
@@ -124,6 +127,7 @@ Config readConfig() {
   C.LoaderWorkers =
       int(std::min<int64_t>(envInteger(env::LoaderWorkers, 0), 256));
   C.Evaluation = envInteger(env::Evaluation, 0) > 0;
+  C.CudnnBenchmark = envInteger(env::CudnnBenchmark, 0) > 0;
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -169,6 +173,8 @@ struct IterationClock {
   int64_t DatasetSamples = 0; // observe_dataset's, 0 where none was seen
   int64_t DatasetsGcd = 0;    // of every loader's given the batch size
   int64_t ProgramStartNs = 0; // when the runtime was loaded
+  /// cuDNN's benchmark mode as the program set it (at the first iteration).
+  bool ProgramCudnnBenchmark = false;
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
@@ -180,12 +186,18 @@ struct EvaluationClock {
   int Unguarded = 0, Guarded = 0;
   int64_t UnguardedPeak = 0, GuardedPeak = 0;
   int Passes = 0; // evaluation_begin's, warm-up included
-  /// The pass open now (a loop's body is run by one thread at a time; a
-  /// pass that starts while another is open is not timed).
+  /// A pass is open: one at a time, the fields below its opener's; a pass
+  /// that starts while another is open (a nested loop, another thread) is
+  /// not timed.
   std::atomic<bool> Open{false};
   bool PassGuarded = false;
   bool Timed = false; // after warm-up
+  bool OnDevice = false; // the pass's peak is the GPU's (evaluationBoundary)
   int64_t BeginNs = 0;
+  /// training_skipped calls since the last pass: a loop that is left and
+  /// entered again without evaluating (a step count that never grows)
+  /// would spin.
+  int64_t SkipsWithoutPass = 0;
 } EvalPasses;
 
 /// Module calls open on this thread, in every mode: the outermost one's
@@ -599,6 +611,7 @@ void describeEnvironment(RunResult &R) {
                    std::to_string(TORCH_VERSION_PATCH);
 #endif
   R.Threads = at::get_num_threads();
+  R.CudnnBenchmark = Clock.ProgramCudnnBenchmark;
   R.DeviceType = nameOf(DeviceType::CPU);
   R.DeviceName = cpuName();
   cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
@@ -879,11 +892,6 @@ std::terminate_handler PreviousTerminate = nullptr;
       What = E.what();
     } catch (...) {
     }
-    // An evaluation trial left a training loop mid-epoch: a loader with
-    // workers refuses the next epoch's iterator. What was timed stands.
-    if (config().Evaluation && EvalPasses.Unguarded > 0 &&
-        EvalPasses.Guarded > 0)
-      finish(StopReason::EndedEarly);
     if (What && saysOutOfMemory(What)) {
       // The first line: c10's messages go on with a backtrace.
       size_t N = std::strcspn(What, "\n");
@@ -891,6 +899,11 @@ std::terminate_handler PreviousTerminate = nullptr;
                     What);
       finish(StopReason::OutOfMemory);
     }
+    // An evaluation trial left a training loop mid-epoch: a loader with
+    // workers refuses the next epoch's iterator. What was timed stands.
+    if (config().Evaluation && EvalPasses.Unguarded >= 2 &&
+        EvalPasses.Guarded >= 2)
+      finish(StopReason::EndedEarly);
   }
   if (PreviousTerminate)
     PreviousTerminate();
@@ -991,15 +1004,48 @@ std::size_t loader_workers(std::size_t Own) noexcept {
   return C.Active && C.LoaderWorkers > 0 ? std::size_t(C.LoaderWorkers) : Own;
 }
 
-bool training_skipped() noexcept {
-  return config().Active && config().Evaluation;
+namespace {
+
+/// Each arm has the passes it needs, or the run's time is spent with two of
+/// each (the fewest to compare): the run ends, with what it timed.
+void endEvaluationIfDone(int64_t Now) {
+  const Config &C = config();
+  const EvaluationClock &E = EvalPasses;
+  // The fewest iterations a timing run measures, and at least 8 where the
+  // run may measure that many.
+  int Wanted = std::min(C.Iterations, std::max(C.Stop.MinIterations, 8));
+  bool Enough = E.Guarded >= Wanted && E.Unguarded >= Wanted;
+  bool OutOfTime = C.Stop.TimeLimitSeconds > 0 &&
+                   double(Now - Clock.ProgramStartNs) / 1e9 >=
+                       C.Stop.TimeLimitSeconds;
+  if (Enough || (OutOfTime && E.Guarded >= 2 && E.Unguarded >= 2))
+    finish(Enough ? StopReason::Count : StopReason::TimeLimit);
 }
 
-bool evaluation_begin() noexcept {
+} // namespace
+
+bool training_skipped() noexcept {
+  const Config &C = config();
+  if (!C.Active || !C.Evaluation)
+    return false;
+  // A loop entered again and again without evaluating: the run ends, with
+  // whatever passes it timed, rather than at the run's timeout.
+  constexpr int64_t MaxSkipsWithoutPass = 100000;
+  int64_t Now = nowNs();
+  bool OutOfTime = C.Stop.TimeLimitSeconds > 0 &&
+                   double(Now - Clock.ProgramStartNs) / 1e9 >=
+                       C.Stop.TimeLimitSeconds;
+  if (++EvalPasses.SkipsWithoutPass > MaxSkipsWithoutPass || OutOfTime)
+    finish(StopReason::TimeLimit);
+  return true;
+}
+
+EvaluationPass evaluation_begin() noexcept {
   const Config &C = config();
   if (!C.Active || !C.Evaluation || EvalPasses.Open.exchange(true))
-    return false;
+    return EvaluationNotTimed;
   EvaluationClock &E = EvalPasses;
+  E.SkipsWithoutPass = 0;
   int Index = E.Passes++;
   int Timed = Index - C.Warmup;
   E.Timed = Timed >= 0;
@@ -1007,18 +1053,21 @@ bool evaluation_begin() noexcept {
   bool SecondOfPair = Timed % 2 == 1;
   bool PairStartsGuarded = (Timed / 2) % 2 == 1;
   E.PassGuarded = E.Timed && SecondOfPair != PairStartsGuarded;
+  int64_t Unused = 0;
+  E.OnDevice = cuda::evaluationBoundary(/*Start=*/true, Unused);
   MemoryTracker::install().resetPeak();
   E.BeginNs = nowNs();
-  return E.PassGuarded;
+  return E.PassGuarded ? EvaluationGuarded : EvaluationUnguarded;
 }
 
-void evaluation_end() noexcept {
-  const Config &C = config();
+void evaluation_end(EvaluationPass Pass) noexcept {
   EvaluationClock &E = EvalPasses;
-  if (!C.Active || !C.Evaluation || !E.Open.load())
-    return;
-  int64_t Now = nowNs();
+  if (Pass == EvaluationNotTimed)
+    return; // not the pass this call opened
   int64_t Peak = MemoryTracker::install().peakBytes();
+  if (E.OnDevice && !cuda::evaluationBoundary(/*Start=*/false, Peak))
+    E.Timed = false; // a pass without its device figures
+  int64_t Now = nowNs();
   double Ms = double(Now - E.BeginNs) / 1e6;
   if (E.Timed && E.PassGuarded && E.Guarded < MaxIterations) {
     E.GuardedMs[size_t(E.Guarded++)] = Ms;
@@ -1028,16 +1077,7 @@ void evaluation_end() noexcept {
     E.UnguardedPeak = std::max(E.UnguardedPeak, Peak);
   }
   E.Open.store(false);
-  // Each arm gets the fewest iterations a timing run measures, and at
-  // least 8 where the run may measure that many, within the run's time.
-  int Wanted = std::min(C.Iterations, std::max(C.Stop.MinIterations, 8));
-  bool Enough = E.Guarded >= Wanted && E.Unguarded >= Wanted;
-  bool OutOfTime = C.Stop.TimeLimitSeconds > 0 &&
-                   double(Now - Clock.ProgramStartNs) / 1e9 >=
-                       C.Stop.TimeLimitSeconds &&
-                   E.Guarded > 0 && E.Unguarded > 0;
-  if (Enough || OutOfTime)
-    finish(Enough ? StopReason::Count : StopReason::TimeLimit);
+  endEvaluationIfDone(Now);
 }
 
 void iteration_begin() noexcept {
@@ -1051,6 +1091,11 @@ void iteration_begin() noexcept {
   // before its loop), as a fix-it at the start of main would be.
   if (Index == 0 && C.IntraOpThreads > 0)
     at::set_num_threads(C.IntraOpThreads);
+  if (Index == 0) {
+    Clock.ProgramCudnnBenchmark = at::globalContext().benchmarkCuDNN();
+    if (C.CudnnBenchmark)
+      at::globalContext().setBenchmarkCuDNN(true);
+  }
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   restoreHostBudget();
   int64_t Now = nowNs();

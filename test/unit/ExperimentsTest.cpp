@@ -17,7 +17,7 @@ namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   const std::vector<std::string> Every{"threads", "loader-workers",
-                                       "no-grad-eval"};
+                                       "no-grad-eval", "cudnn-benchmark"};
   EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
@@ -30,8 +30,8 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   ASSERT_FALSE(bool(Unknown));
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
-            "are threads, loader-workers, no-grad-eval (or all, none, "
-            "default)");
+            "are threads, loader-workers, no-grad-eval, cudnn-benchmark (or "
+            "all, none, default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -400,6 +400,67 @@ TEST(ExperimentsTest, NoGradEvaluationPlansAPairedTrialAndFixesTheLoop) {
   EXPECT_TRUE(planTrials({"no-grad-eval"}, Program, cpuMeasurement(2),
                          MachineInfo{2, 2})
                   .empty());
+}
+
+ProgramModel convolutionalProgram() {
+  ProgramModel Program = programWithMain();
+  ModuleSite Conv;
+  Conv.Name = "conv1";
+  Conv.Type = "torch::nn::Conv2d";
+  Program.Modules = {Conv};
+  return Program;
+}
+
+TEST(ExperimentsTest, CudnnBenchmarkIsTriedOnCudaAndListedAsNotTriedOnTheCpu) {
+  ProgramModel Program = convolutionalProgram();
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  std::vector<TrialRequest> Trials =
+      planTrials({"cudnn-benchmark"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].NotTried.empty());
+  EXPECT_EQ(Trials[0].Env,
+            std::vector<std::string>{"SKYLINE_CUDNN_BENCHMARK=1"});
+  // The program has it on already: nothing to try.
+  M.Runs[0].CudnnBenchmark = true;
+  EXPECT_TRUE(planTrials({"cudnn-benchmark"}, Program, M, {2, 2}).empty());
+  // A CPU run: listed, with why, and nothing to run.
+  M = cpuMeasurement(2);
+  Trials = planTrials({"cudnn-benchmark"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].Env.empty());
+  EXPECT_NE(Trials[0].NotTried.find("the runs were on the CPU"),
+            std::string::npos);
+  // No convolution: nothing, on either device.
+  EXPECT_TRUE(
+      planTrials({"cudnn-benchmark"}, programWithMain(), M, {2, 2}).empty());
+}
+
+TEST(ExperimentsTest, ANotTriedTrialIsANoteAndAFasterOneFixesMain) {
+  Measurement M = cpuMeasurement(2);
+  TrialRun Listed{"cudnn-benchmark", "cuDNN's benchmark mode on", 1, 16, {},
+                  0, 0, ""};
+  Listed.NotTried = "the runs were on the CPU";
+  M.Trials = {Listed};
+  std::vector<Finding> Findings =
+      experimentFindings(convolutionalProgram(), M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Note);
+  EXPECT_EQ(Findings[0].Message,
+            "experiment cudnn-benchmark: not tried: the runs were on the CPU");
+  EXPECT_EQ(trialEffect(M, trialBaseline(M, Listed), Listed).Verdict,
+            TrialVerdict::NotTried);
+  EXPECT_STREQ(verdictName(TrialVerdict::NotTried), "not tried");
+  M.Device = DeviceType::CUDA;
+  M.Trials = {{"cudnn-benchmark", "cuDNN's benchmark mode on", 1, 16, {3.0},
+               3.0, 0, ""}};
+  Findings = experimentFindings(convolutionalProgram(), M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  ASSERT_EQ(Findings[0].Edits.size(), 1u);
+  EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 389u);
+  EXPECT_EQ(Findings[0].Edits[0].Text,
+            "\n    at::globalContext().setBenchmarkCuDNN(true);");
 }
 
 } // namespace

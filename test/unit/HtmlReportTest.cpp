@@ -286,6 +286,18 @@ TEST(HtmlReportTest, ListsEveryTrialWithItsVerdict) {
                         "&ndash;</td><td>failed: it crashed</td></tr>"));
   EXPECT_TRUE(has(Page, "fix: insert <code>.workers(1)</code> at "
                         "<code>train.cpp:8:73</code>"));
+  // A paired trial (no-grad-eval) compares its own passes, and says its
+  // peaks: 3 pairs, each 10 against 9 ms, so no spread: +11.1% exactly.
+  TrialRun Paired{"no-grad-eval", "torch::NoGradGuard", 1, 16, {9}, 9,
+                  12 << 20, ""};
+  Paired.BaselineSamplesMs = {10, 10, 10};
+  Paired.TrialSamplesMs = {9, 9, 9};
+  Paired.BaselinePeakBytes = 30 << 20;
+  M.Trials = {Paired};
+  EXPECT_TRUE(has(renderHtmlReport(In),
+                  "<td class=\"num\">9.000</td><td class=\"num\">10.000</td>"
+                  "<td class=\"num\">+11.1% (11.1% to 11.1%)</td><td>faster "
+                  "(peak 12.0 MiB against 30.0 MiB)</td></tr>"));
   // No trials: no section.
   M.Trials.clear();
   EXPECT_FALSE(has(renderHtmlReport(In), "<h2>Experiments</h2>"));

@@ -387,7 +387,8 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
           "skyline-gpu-measurement", "skyline-throughput-regression",
           "skyline-memory-regression", "skyline-baseline-environment",
           "skyline-experiment-threads", "skyline-experiment-loader-workers",
-          "skyline-experiment-no-grad-eval"}));
+          "skyline-experiment-no-grad-eval",
+          "skyline-experiment-cudnn-benchmark"}));
   std::vector<std::unique_ptr<Rule>> Rules = createRules();
   size_t Gates = 3;
   for (size_t I = 0; I < ruleCatalog().size(); ++I)
@@ -395,7 +396,8 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
               I >= Rules.size() && I < Rules.size() + Gates ? RuleOrigin::Gate
                                                             : RuleOrigin::Measurement)
         << Ids[I];
-  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/no-grad-eval.md");
+  EXPECT_EQ(ruleCatalog().back().DocsPage,
+            "docs/experiments/cudnn-benchmark.md");
   EXPECT_EQ(&rules::batchSize(), &Rules[0]->info())
       << "the front end's batch-size notes and the rule share one declaration";
 }

@@ -405,6 +405,55 @@ TEST(RuntimeRunTest, ProgramThatEndsEarlyWritesAPartialResult) {
   }
 }
 
+TEST(RuntimeRunTest, AnEvaluationTrialSkipsTrainingAndAlternatesTheGuard) {
+  // 2 warm-up passes, then U G G U U G G U: each arm's 4 passes end the run
+  // at the 10th. The inner loop's passes open none of their own: grad mode
+  // is the outer pass's, and the counts are the outer passes'.
+  ProgramRun R = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                            "SKYLINE_EVALUATION=1 SKYLINE_WARMUP=2 "
+                            "SKYLINE_ITERATIONS=4 SKYLINE_MIN_ITERATIONS=4",
+                            "evaluate");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_NE(R.Output.find("trained 0 steps\n"), std::string::npos)
+      << R.Output;
+  EXPECT_NE(R.Output.find("E[EE]E[EE]E[EE]N[NN]N[NN]E[EE]E[EE]N[NN]N[NN]E[EE]"),
+            std::string::npos)
+      << R.Output;
+  EXPECT_EQ(R.Output.find("evaluated"), std::string::npos) << R.Output;
+  std::smatch Lists;
+  ASSERT_TRUE(std::regex_search(
+      R.Result, Lists,
+      std::regex("evaluation:\n  unguarded_ms: \\[([0-9.]+(, )?){4}\\]\n"
+                 "  guarded_ms: \\[([0-9.]+(, )?){4}\\]\n")))
+      << R.Result;
+  // The weights: 4 x (1024 x 1024 + 1024) floats = 16,793,600 bytes; no
+  // gradients (nothing trained). Each activation is 256 x 1024 floats,
+  // 1 MiB. Guarded, two live at once (a layer's input and its output): the
+  // weights and 2 MiB. Unguarded, autograd keeps the input (saved by the
+  // first Linear), the first three ReLUs' outputs (saved by them and by the
+  // next Linear) and the last, and the last Linear's output is alive while
+  // the last ReLU runs: the weights and 6 MiB.
+  long long Weights = 4LL * (1024 * 1024 + 1024) * 4;
+  EXPECT_EQ(field(R.Result, "  guarded_peak_bytes"), Weights + (2 << 20))
+      << R.Result;
+  EXPECT_EQ(field(R.Result, "  unguarded_peak_bytes"), Weights + (6 << 20))
+      << R.Result;
+  EXPECT_NE(R.Result.find("iterations: 0\n"), std::string::npos);
+}
+
+TEST(RuntimeRunTest, OutsideAnEvaluationTrialTheMarkersDoNothing) {
+  // Not measured: training runs, and every pass records (no guard).
+  ProgramRun R = runProgram("", "evaluate");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  EXPECT_NE(R.Output.find("trained 10 steps\n"), std::string::npos)
+      << R.Output;
+  std::string Passes;
+  for (int I = 0; I < 12; ++I)
+    Passes += "E[EE]";
+  EXPECT_NE(R.Output.find(Passes + "\nevaluated"), std::string::npos)
+      << R.Output;
+}
+
 TEST(RuntimeRunTest, IterationsAcrossAnEpochsEndAreLeftOut) {
   for (const char *Mode : {"breakdown", "timing"}) {
     // 3 epochs of 4 steps: steps 0-11, the last one unfinished at exit. Of

@@ -433,7 +433,8 @@ std::vector<OptionDecl> runOptions() {
            {"dynamic", MallocThresholds::Dynamic}}),
       option("experiments", po::value<std::string>()->value_name("LIST"),
              "measured experiments to try, each a trial run with a fix-it: "
-             "all, none, or names (threads, loader-workers, no-grad-eval); "
+             "all, none, or names (threads, loader-workers, no-grad-eval, "
+             "cudnn-benchmark); "
              "default: those that cost at most one extra run "
              "(docs/experiments/)",
              [](const std::string &Text,

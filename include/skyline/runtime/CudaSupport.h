@@ -86,6 +86,13 @@ bool mayUseDevice() noexcept;
 bool decided() noexcept;
 bool onDevice() noexcept;
 
+/// An evaluation pass's boundary (Runtime.h's evaluation_begin and
+/// evaluation_end) where the program holds memory on a GPU: waits for the
+/// pass's kernels (its time is the device's too) and, at its start, resets
+/// the caching allocator's peak; at its end, Peak is that peak. False where
+/// nothing is on a GPU: the host's tracker measures the pass.
+bool evaluationBoundary(bool Start, int64_t &Peak) noexcept;
+
 /// Whether this run started CUPTI (tests, device-check).
 bool cuptiStarted() noexcept;
 

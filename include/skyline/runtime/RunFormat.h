@@ -39,6 +39,9 @@ inline constexpr char IntraOpThreads[] = "SKYLINE_INTRA_OP_THREADS";
 /// The loader workers experiment's trial: worker threads of the training
 /// loader, set on its options as the program makes it.
 inline constexpr char LoaderWorkers[] = "SKYLINE_LOADER_WORKERS";
+/// The cuDNN benchmark experiment's trial ("1"): cuDNN's benchmark mode
+/// turned on at the first iteration, after the program's own setting.
+inline constexpr char CudnnBenchmark[] = "SKYLINE_CUDNN_BENCHMARK";
 /// The no-grad evaluation experiment's trial ("1"): the training loops are
 /// skipped, and the evaluation loops' passes are timed, alternately without
 /// and with the guard.
@@ -263,6 +266,9 @@ inline constexpr char Clock[] = "clock";
 inline constexpr char SetupStatements[] = "setup_statements";
 inline constexpr char Statement[] = "statement";
 inline constexpr char Bytes[] = "bytes";
+/// Whether the program had cuDNN's benchmark mode on at its first
+/// iteration (before a trial's setting).
+inline constexpr char CudnnBenchmark[] = "cudnn_benchmark";
 /// An evaluation trial's passes: {unguarded_ms: [..], guarded_ms: [..],
 /// unguarded_peak_bytes, guarded_peak_bytes}.
 inline constexpr char Evaluation[] = "evaluation";

@@ -139,6 +139,8 @@ struct RunResult {
   /// Where the run ran.
   std::string TorchVersion;
   int Threads = 0; // intra-op threads
+  /// cuDNN's benchmark mode as the program set it, at its first iteration.
+  bool CudnnBenchmark = false;
   std::string DeviceType = "cpu";
   std::string DeviceName;
   /// What the run saw of CUDA (CudaSupport.cpp).

@@ -111,11 +111,18 @@ decltype(auto) loader_options(Arg &&Given) {
 /// its evaluation at once.
 bool training_skipped() noexcept;
 
-/// One pass of an evaluation loop's body starts: whether it runs under the
-/// guard (after warm-up, the passes alternate U G G U U G ..., so neither
-/// arm always runs first). False outside a trial. evaluation_end closes it.
-bool evaluation_begin() noexcept;
-void evaluation_end() noexcept;
+/// One pass of an evaluation loop's body starts: EvaluationGuarded where it
+/// runs under the guard (after warm-up, the passes alternate U G G U U G
+/// ..., so neither arm always runs first), EvaluationNotTimed outside a
+/// trial or inside a pass already open (a nested loop, another thread).
+/// evaluation_end(what evaluation_begin said) closes the pass it opened.
+enum EvaluationPass : int {
+  EvaluationNotTimed = -1,
+  EvaluationUnguarded = 0,
+  EvaluationGuarded = 1
+};
+EvaluationPass evaluation_begin() noexcept;
+void evaluation_end(EvaluationPass Pass) noexcept;
 
 /// Declared at the start of an evaluation loop's body by the instrumented
 /// copy (`auto skyline_eval = evaluation_iteration<torch::NoGradGuard>();`):
@@ -123,18 +130,19 @@ void evaluation_end() noexcept;
 /// pass to the body's end, however it leaves (continue, break, return).
 template <typename Guard> class EvaluationIteration {
 public:
-  explicit EvaluationIteration(bool Guarded) {
-    if (Guarded)
+  explicit EvaluationIteration(EvaluationPass Pass) : Pass(Pass) {
+    if (Pass == EvaluationGuarded)
       Held.emplace();
   }
   EvaluationIteration(const EvaluationIteration &) = delete;
   EvaluationIteration &operator=(const EvaluationIteration &) = delete;
   ~EvaluationIteration() {
     Held.reset();
-    evaluation_end();
+    evaluation_end(Pass);
   }
 
 private:
+  EvaluationPass Pass;
   std::optional<Guard> Held;
 };
 

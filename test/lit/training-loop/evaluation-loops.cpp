@@ -4,7 +4,8 @@
 // guard in scope (NoGradGuard or InferenceMode, in the body, before the loop
 // or before every call of its function) makes it guarded. Left out: the
 // model's own loop over its layers, a loop inside a training loop, a loop
-// around another evaluation loop, and a body without braces.
+// around another evaluation loop, a body without braces, and loops that
+// need gradients.
 #include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {
@@ -89,6 +90,23 @@ void score(Net &model) {
 // CHECK:          guarded: true
 // CHECK-NEXT:     guard_name: no_grad
 
+// Left out too: a loop that needs gradients (torch::autograd::grad), and one
+// whose outputs are kept for a backward() after it.
+template <typename Loader> void saliency(Net &model, Loader &loader) {
+  for (auto &batch : *loader) {
+    auto output = model->forward(batch.data);
+    torch::autograd::grad({output}, {batch.data});
+  }
+}
+
+void summed(Net &model) {
+  torch::Tensor total = torch::randn({1, 8});
+  for (int I = 0; I < 3; ++I) {
+    total = total + model->forward(torch::randn({1, 8}));
+  }
+  total.backward();
+}
+
 int main() {
   Net model;
   torch::optim::SGD optimizer(model->parameters(), torch::optim::SGDOptions(0.01));
@@ -109,5 +127,7 @@ int main() {
   }
   for (int I = 0; I < 2; ++I)
     model->forward(torch::randn({1, 8}));
+  saliency(model, test_loader);
+  summed(model);
 }
 // CHECK-NEXT: files:

@@ -20,7 +20,13 @@
 // With `own-size N`: no batch_size(); batches of N cut from 100 samples (an
 // epoch's last is short), 3 epochs, each model call an outermost scope (0)
 // returning a pair whose first tensor is the batch's, around an inner call
-// (scope 1) whose result is not batch-first: the runs observe N.
+// (scope 1) whose result is not batch-first: the runs observe N. With
+// `evaluate`: 2 epochs of 5 training steps, each body starting with
+// training_skipped() as the instrumenter starts it where the program has an
+// unguarded evaluation loop, then an evaluation of 12 passes marked as the
+// instrumenter marks them, each with an inner loop of 2 marked passes (not
+// timed: one pass at a time); each pass prints E where autograd records
+// (grad mode on) and N where the guard holds, the inner ones in brackets.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -184,6 +190,45 @@ int trainAtOwnSize(int64_t Batch) {
   return 0;
 }
 
+/// Evaluation without a guard after a short training, as `evaluate` says.
+int trainThenEvaluate() {
+  torch::nn::Sequential model(
+      torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
+      torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
+      torch::nn::Linear(1024, 1024), torch::nn::ReLU(),
+      torch::nn::Linear(1024, 1024), torch::nn::ReLU());
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  int Trained = 0;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    for (int step = 0; step < 5; ++step) {
+      if (skyline::rt::training_skipped())
+        break;
+      skyline::rt::iteration_begin();
+      optimizer.zero_grad();
+      model->forward(torch::randn({16, 1024})).pow(2).mean().backward();
+      optimizer.step();
+      ++Trained;
+    }
+  }
+  std::printf("trained %d steps\n", Trained);
+  for (int pass = 0; pass < 12; ++pass) {
+    auto skyline_evaluation_pass =
+        skyline::rt::evaluation_iteration<torch::NoGradGuard>();
+    std::printf("%c", torch::GradMode::is_enabled() ? 'E' : 'N');
+    torch::Tensor Output = model->forward(torch::randn({256, 1024}));
+    std::printf("[");
+    for (int inner = 0; inner < 2; ++inner) {
+      auto skyline_inner_pass =
+          skyline::rt::evaluation_iteration<torch::NoGradGuard>();
+      std::printf("%c", torch::GradMode::is_enabled() ? 'E' : 'N');
+    }
+    std::printf("]");
+  }
+  std::printf("\nevaluated\n");
+  return 0;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -208,6 +253,8 @@ int main(int argc, char **argv) {
     std::printf("loop ended\n");
     return 3;
   }
+  if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
+    return trainThenEvaluate();
   if (argc > 2 && std::strcmp(argv[1], "own-size") == 0) {
     trainAtOwnSize(std::atoll(argv[2]));
     std::printf("trained 3 epochs\n");
