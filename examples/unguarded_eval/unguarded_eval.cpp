@@ -4,7 +4,8 @@
 // the output is freed, for a backward() that never comes. The no-grad
 // evaluation experiment (docs/experiments/no-grad-eval.md) times the
 // validation passes without and with the guard, with the memory each held,
-// and offers the guard at the start of the loop's body.
+// and offers the guard at the start of the loop's body (and, for the last
+// test loop, whose body is one statement, braces around it).
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -104,4 +105,15 @@ int main() {
     std::printf("epoch %d loss %.4f validation loss %.4f accuracy %.3f\n",
                 epoch, last_loss, validation_loss, accuracy);
   }
+
+  // A last word on held-out data, a loop of one statement, unguarded too.
+  auto test_loader = torch::data::make_data_loader(
+      Generated(kValidationSamples, 3).map(torch::data::transforms::Stack<>()),
+      kValidationBatchSize);
+  double test_loss = 0;
+  for (auto &batch : *test_loader)
+    test_loss += torch::cross_entropy_loss(model.forward(batch.data),
+                                           batch.target)
+                     .item<double>();
+  std::printf("test loss %.4f\n", test_loss);
 }

@@ -249,10 +249,17 @@ struct EvaluationLoop {
   unsigned Column = 0;
   std::string Function; // enclosing function
   /// Just past the `{` of its body (Length 0): where a guard goes, for the
-  /// fix-it and for the instrumented copy.
+  /// fix-it and for the instrumented copy. A body without braces
+  /// (`for (...) total += f(x);`): where its statement starts.
   SourceSpan BodyStart;
   /// The indentation of the body's first statement.
   std::string Indent;
+  /// A body without braces: just past the header's `)` (where the fix-it
+  /// opens a brace), just past the statement's `;` (where it closes it),
+  /// and the loop's own indentation (the closing brace's).
+  bool Braces = true;
+  SourceSpan HeaderEnd, BodyEnd;
+  std::string LoopIndent;
   /// A torch::NoGradGuard, c10::InferenceMode or AutoGradMode is in scope
   /// (in the body, before the loop in its function, or before every call of
   /// that function): autograd records nothing there already.

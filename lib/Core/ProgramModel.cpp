@@ -103,6 +103,8 @@ void rewritePaths(ProgramModel &Model,
   for (EvaluationLoop &Loop : Model.EvaluationLoops) {
     Fix(Loop.File);
     Fix(Loop.BodyStart.File);
+    Fix(Loop.HeaderEnd.File);
+    Fix(Loop.BodyEnd.File);
   }
   for (std::string &File : Model.Files)
     Fix(File);

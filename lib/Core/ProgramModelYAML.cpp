@@ -370,6 +370,13 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
         << Loop.Indent;
     Out << YAML::Key << "guarded" << YAML::Value << Loop.Guarded;
     Out << YAML::Key << "guard_name" << YAML::Value << Loop.GuardName;
+    if (!Loop.Braces) {
+      Out << YAML::Key << "braces" << YAML::Value << false;
+      Span("header_end", Loop.HeaderEnd);
+      Span("body_end", Loop.BodyEnd);
+      Out << YAML::Key << "loop_indent" << YAML::Value << YAML::DoubleQuoted
+          << Loop.LoopIndent;
+    }
     Out << YAML::EndMap;
   }
   Out << YAML::EndSeq;
@@ -511,6 +518,12 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       Loop.Indent = get<std::string>(L, "indent");
       Loop.Guarded = get<bool>(L, "guarded");
       Loop.GuardName = get<std::string>(L, "guard_name");
+      Loop.Braces = get<bool>(L, "braces", true);
+      if (!Loop.Braces) {
+        Loop.HeaderEnd = readSpan(L["header_end"]);
+        Loop.BodyEnd = readSpan(L["body_end"]);
+        Loop.LoopIndent = get<std::string>(L, "loop_indent");
+      }
       Model.EvaluationLoops.push_back(std::move(Loop));
     }
     for (const YAML::Node &File : Root["files"])

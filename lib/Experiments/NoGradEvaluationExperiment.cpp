@@ -81,10 +81,16 @@ public:
   std::vector<TextEdit> fixIt(const ProgramModel &Program,
                               const TrialRun &) const override {
     std::vector<TextEdit> Edits;
-    for (const EvaluationLoop *Loop : unguardedEvaluationLoops(Program))
-      Edits.push_back({Loop->BodyStart, "\n" + Loop->Indent +
-                                            "torch::NoGradGuard " +
-                                            Loop->GuardName + ";"});
+    for (const EvaluationLoop *Loop : unguardedEvaluationLoops(Program)) {
+      std::string Guard = "torch::NoGradGuard " + Loop->GuardName + ";";
+      if (Loop->Braces) {
+        Edits.push_back({Loop->BodyStart, "\n" + Loop->Indent + Guard});
+        continue;
+      }
+      // for (...)\n  stmt;  ->  for (...) {\n  guard;\n  stmt;\n}
+      Edits.push_back({Loop->HeaderEnd, " {\n" + Loop->Indent + Guard});
+      Edits.push_back({Loop->BodyEnd, "\n" + Loop->LoopIndent + "}"});
+    }
     return Edits;
   }
 

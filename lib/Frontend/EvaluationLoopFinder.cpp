@@ -4,14 +4,16 @@
 // forward, directly or through the functions it calls, and reaches no
 // backward() or step(): a test or validation pass, or inference. A loop
 // inside a training loop, or in a function a training loop calls, is part of
-// training (an RNN unrolled over time). Only a loop with braces of its own
-// text is kept: the guard goes after its `{`.
+// training (an RNN unrolled over time). The guard goes after the body's
+// `{`; a body without braces (one statement) gets braces around it, in
+// the fix-it and in the instrumented copy.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Finders.h"
 
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <functional>
@@ -176,27 +178,73 @@ bool runsInside(const TUContext &TU, const Stmt *Inner, const Stmt *Outer) {
   return Called.contains(F->getDefinition());
 }
 
+/// The whitespace before Loc on its line; none where text comes first.
+std::optional<std::string> lineIndent(const TUContext &TU,
+                                      SourceLocation Loc) {
+  Loc = TU.SM.getExpansionLoc(Loc);
+  llvm::StringRef Buffer = TU.SM.getBufferData(TU.SM.getFileID(Loc));
+  unsigned Offset = TU.SM.getFileOffset(Loc);
+  unsigned Start = Offset;
+  while (Start > 0 && Buffer[Start - 1] != '\n')
+    --Start;
+  llvm::StringRef Before = Buffer.slice(Start, Offset);
+  if (Before.find_first_not_of(" \t") != llvm::StringRef::npos)
+    return std::nullopt;
+  return Before.str();
+}
+
 /// The whitespace before the body's first statement on its line; the
 /// loop's own and two spaces where the body is empty or shares a line.
-std::string indentOf(const TUContext &TU, const Stmt *Loop,
-                     const CompoundStmt *Body) {
-  auto LineIndent = [&](SourceLocation Loc) -> std::optional<std::string> {
-    Loc = TU.SM.getExpansionLoc(Loc);
-    llvm::StringRef Buffer = TU.SM.getBufferData(TU.SM.getFileID(Loc));
-    unsigned Offset = TU.SM.getFileOffset(Loc);
-    unsigned Start = Offset;
-    while (Start > 0 && Buffer[Start - 1] != '\n')
-      --Start;
-    llvm::StringRef Before = Buffer.slice(Start, Offset);
-    if (Before.find_first_not_of(" \t") != llvm::StringRef::npos)
-      return std::nullopt;
-    return Before.str();
-  };
-  if (!Body->body_empty())
+std::string indentOf(const TUContext &TU, const Stmt *Loop, const Stmt *Body) {
+  const Stmt *First = Body;
+  if (const auto *Block = dyn_cast<CompoundStmt>(Body))
+    First = Block->body_empty() ? nullptr : Block->body_front();
+  if (First)
     if (std::optional<std::string> Indent =
-            LineIndent(Body->body_front()->getBeginLoc()))
+            lineIndent(TU, First->getBeginLoc()))
       return *Indent;
-  return LineIndent(Loop->getBeginLoc()).value_or("") + "  ";
+  return lineIndent(TU, Loop->getBeginLoc()).value_or("") + "  ";
+}
+
+/// The `)` that ends a for, range-for or while loop's header; invalid for
+/// a do loop, whose body comes first.
+SourceLocation headerEnd(const Stmt *Loop) {
+  if (const auto *For = dyn_cast<ForStmt>(Loop))
+    return For->getRParenLoc();
+  if (const auto *Range = dyn_cast<CXXForRangeStmt>(Loop))
+    return Range->getRParenLoc();
+  if (const auto *While = dyn_cast<WhileStmt>(Loop))
+    return While->getRParenLoc();
+  return SourceLocation();
+}
+
+/// Just past the token at Loc (Length 0).
+SourceSpan pastToken(const TUContext &TU, SourceLocation Loc) {
+  SourceSpan Span = TU.tokenSpan(Loc);
+  Span.Offset += Span.Length;
+  Span.Column += Span.Length;
+  Span.Length = 0;
+  return Span;
+}
+
+/// A body without braces, outside a macro, that ends with its own `;` (an
+/// expression or a declaration, not a nested if or loop), in the header's
+/// file: the fix-it can put braces around it.
+std::optional<SourceLocation> bracelessBodyEnd(const TUContext &TU,
+                                               const Stmt *Loop,
+                                               const Stmt *Body) {
+  SourceLocation Header = headerEnd(Loop);
+  if (Header.isInvalid() || Header.isMacroID() ||
+      Body->getBeginLoc().isMacroID() || Body->getEndLoc().isMacroID() ||
+      !(isa<Expr>(Body) || isa<DeclStmt>(Body)))
+    return std::nullopt;
+  if (isa<DeclStmt>(Body))
+    return Body->getEndLoc(); // its range ends at the `;`
+  std::optional<Token> Semi = Lexer::findNextToken(Body->getEndLoc(), TU.SM,
+                                                   TU.Ctx.getLangOpts());
+  if (!Semi || !Semi->is(tok::semi) || Semi->getLocation().isMacroID())
+    return std::nullopt;
+  return Semi->getLocation();
 }
 
 /// "no_grad", unless the function names that already.
@@ -211,21 +259,28 @@ std::string guardName(const TUContext &TU, const Stmt *Loop) {
 }
 
 EvaluationLoop describe(const TUContext &TU, const Stmt *Loop,
-                        const CompoundStmt *Body) {
+                        const Stmt *Body) {
   EvaluationLoop L;
   L.File = TU.fileOf(Loop->getBeginLoc());
   L.Line = TU.lineOf(Loop->getBeginLoc());
   L.Column = TU.columnOf(Loop->getBeginLoc());
   if (const FunctionDecl *F = TU.enclosingFunction(Loop))
     L.Function = F->getQualifiedNameAsString();
-  SourceSpan Brace = TU.tokenSpan(Body->getLBracLoc());
-  L.BodyStart = Brace;
-  L.BodyStart.Offset += Brace.Length;
-  L.BodyStart.Column += Brace.Length;
-  L.BodyStart.Length = 0;
   L.Indent = indentOf(TU, Loop, Body);
-  L.Guarded = llvm::any_of(Body->body(), declaresGuard) || guardedAt(TU, Loop);
   L.GuardName = guardName(TU, Loop);
+  if (const auto *Block = dyn_cast<CompoundStmt>(Body)) {
+    L.BodyStart = pastToken(TU, Block->getLBracLoc());
+    L.Guarded =
+        llvm::any_of(Block->body(), declaresGuard) || guardedAt(TU, Loop);
+    return L;
+  }
+  L.Braces = false;
+  L.BodyStart = TU.tokenSpan(TU.SM.getExpansionLoc(Body->getBeginLoc()));
+  L.BodyStart.Length = 0;
+  L.HeaderEnd = pastToken(TU, headerEnd(Loop));
+  L.BodyEnd = pastToken(TU, *bracelessBodyEnd(TU, Loop, Body));
+  L.LoopIndent = lineIndent(TU, Loop->getBeginLoc()).value_or("");
+  L.Guarded = guardedAt(TU, Loop);
   return L;
 }
 
@@ -233,13 +288,15 @@ EvaluationLoop describe(const TUContext &TU, const Stmt *Loop,
 
 void findEvaluationLoops(const TUContext &TU, const LoopFindings &Loops,
                          std::vector<EvaluationLoop> &Out) {
-  std::vector<std::pair<const Stmt *, const CompoundStmt *>> Candidates;
+  std::vector<std::pair<const Stmt *, const Stmt *>> Candidates;
   for (const Stmt *Loop : TU.findAll<Stmt>(
            stmt(anyOf(forStmt(), cxxForRangeStmt(), whileStmt(), doStmt()))
                .bind("n"))) {
-    const auto *Body = dyn_cast_or_null<CompoundStmt>(loopBody(Loop));
-    if (!Body || Loop->getBeginLoc().isMacroID() ||
-        Body->getLBracLoc().isMacroID() ||
+    const Stmt *Body = loopBody(Loop);
+    const auto *Block = dyn_cast_or_null<CompoundStmt>(Body);
+    bool Editable = Block ? !Block->getLBracLoc().isMacroID()
+                          : Body && bracelessBodyEnd(TU, Loop, Body);
+    if (!Body || !Editable || Loop->getBeginLoc().isMacroID() ||
         Loops.TrainingLoopStmts.contains(Loop) ||
         Loops.isTrainingContext(TU, Loop) ||
         isMemberOfModule(TU.enclosingFunction(Loop)))

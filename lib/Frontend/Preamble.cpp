@@ -284,6 +284,31 @@ std::string preambleFilesPath(llvm::StringRef Pch) {
   return (Pch.drop_back(4) + ".files").str();
 }
 
+namespace {
+
+/// A file behind the preamble changed (or went) since it was made: clang
+/// checks only the program's own headers in a .pch, not system ones (the
+/// -isystem LibTorch a pip upgrade replaced), and a stale one then loads
+/// and answers with redefinitions.
+bool headerChangedSince(llvm::ArrayRef<std::string> Files,
+                        llvm::StringRef Pch) {
+  llvm::sys::fs::file_status PchStatus;
+  if (llvm::sys::fs::status(Pch, PchStatus))
+    return true;
+  auto Made = PchStatus.getLastModificationTime();
+  for (const std::string &File : Files) {
+    if (File == Pch)
+      continue;
+    llvm::sys::fs::file_status Status;
+    if (llvm::sys::fs::status(File, Status) ||
+        Status.getLastModificationTime() > Made)
+      return true;
+  }
+  return false;
+}
+
+} // namespace
+
 std::optional<std::vector<std::string>>
 filesBehindPreamble(llvm::StringRef Pch) {
   auto Listed = llvm::MemoryBuffer::getFile(preambleFilesPath(Pch));
@@ -319,6 +344,14 @@ llvm::Expected<ProgramModel> analyzeWithPreamble(
     Through.SystemFilesRead = &Read;
     std::optional<std::vector<std::string>> Behind =
         filesBehindPreamble(Plan->Pch);
+    if (Behind && headerChangedSince(*Behind, Plan->Pch)) {
+      // Stale: the whole parse answers, and the preamble is made anew.
+      llvm::sys::fs::remove(Plan->Pch);
+      llvm::sys::fs::remove(preambleFilesPath(Plan->Pch));
+      llvm::Expected<ProgramModel> Model = analyzeProgram(DB, Sources, Options);
+      *Use = PreambleUse::Deleted;
+      return Model;
+    }
     llvm::Expected<ProgramModel> Model =
         analyzeProgram(WithPreamble(DB, Plan->Pch), Sources, Through);
     if (Model && Behind) {

@@ -83,11 +83,19 @@ void planLoaderOptions(const DataLoaderSite &Loader,
 /// torch::NoGradGuard where the no-grad evaluation trial says so.
 void planEvaluationLoop(const EvaluationLoop &Loop,
                         std::map<std::string, std::vector<Insertion>> &Plan) {
-  Plan[Loop.BodyStart.File].push_back(
-      {Loop.BodyStart.Offset, 0,
-       " auto skyline_evaluation_pass = "
-       "::skyline::rt::evaluation_iteration<::torch::NoGradGuard>();",
-       BodyOpen});
+  const char *Pass = " auto skyline_evaluation_pass = "
+                     "::skyline::rt::evaluation_iteration<::torch::"
+                     "NoGradGuard>();";
+  auto &Edits = Plan[Loop.BodyStart.File];
+  if (Loop.Braces) {
+    Edits.push_back({Loop.BodyStart.Offset, 0, Pass, BodyOpen});
+    return;
+  }
+  // A body of one statement gets braces of its own, so the pass's marker
+  // lives as long as the statement.
+  Edits.push_back({Loop.BodyStart.Offset, 0, std::string("{") + Pass + " ",
+                   BodyOpen});
+  Plan[Loop.BodyEnd.File].push_back({Loop.BodyEnd.Offset, 0, " }", BodyClose});
 }
 
 /// SkipForEvaluation: the body starts by leaving the loop in the no-grad

@@ -319,6 +319,53 @@ TEST_F(PreambleTest, AChangedSystemHeaderMakesItStale) {
   EXPECT_FALSE(llvm::sys::fs::exists(Plan->Pch));
 }
 
+TEST_F(PreambleTest, AHeaderNewerThanThePreambleMakesItStaleInTheEditorToo) {
+  // The editor's one pass (OnePass) keeps a preamble whose load fails
+  // without naming it, taking the errors for the program's: a file behind
+  // it that is newer than the .pch (or gone) makes it stale before it is
+  // loaded, whatever clang would make of it.
+  std::string Mock = Dir + "/mock/torch";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(Mock));
+  ASSERT_FALSE(llvm::sys::fs::copy_file(
+      SKYLINE_TEST_INPUTS "/mock/torch/torch.h", Mock + "/torch.h"));
+  clang::tooling::FixedCompilationDatabase DB(
+      Dir, std::vector<std::string>{"-std=c++17", "-isystem", Dir + "/mock"});
+  std::optional<PreamblePlan> Plan = planPreamble(DB, {Source}, Preambles);
+  ASSERT_TRUE(Plan);
+  auto Build = PreambleBuild::start(*Plan, {Mock + "/torch.h"});
+  ASSERT_TRUE(bool(Build)) << llvm::toString(Build.takeError());
+  ASSERT_FALSE(bool((*Build)->finish()));
+  // A header the list names, which clang's own check of the .pch does not
+  // look at, replaced after it was made (a system header clang took as
+  // unchanged loads, and answers with redefinitions).
+  std::string Extra = Mock + "/extra.h";
+  std::ofstream(Extra) << "// replaced\n";
+  std::ofstream(preambleFilesPath(Plan->Pch), std::ios::app) << Extra << "\n";
+  llvm::sys::fs::file_status Status;
+  ASSERT_FALSE(llvm::sys::fs::status(Plan->Pch, Status));
+  int FD;
+  ASSERT_FALSE(llvm::sys::fs::openFileForWrite(Extra, FD,
+                                               llvm::sys::fs::CD_OpenExisting,
+                                               llvm::sys::fs::OF_Append));
+  ASSERT_FALSE(llvm::sys::fs::setLastAccessAndModificationTime(
+      FD, Status.getLastModificationTime() + std::chrono::seconds(10)));
+  ::close(FD);
+  std::string Messages;
+  llvm::raw_string_ostream Stream(Messages);
+  FrontendOptions Options;
+  Options.DiagnosticStream = &Stream;
+  PreambleUse Used = PreambleUse::None;
+  auto Model = analyzeWithPreamble(DB, {Source}, Options, Plan, &Used,
+                                   /*OnePass=*/true);
+  ASSERT_TRUE(bool(Model)) << llvm::toString(Model.takeError());
+  EXPECT_EQ(Used, PreambleUse::Deleted);
+  ASSERT_TRUE(Model->BatchSize);
+  EXPECT_EQ(Model->BatchSize->Value, 64);
+  EXPECT_EQ(Messages, "");
+  EXPECT_FALSE(llvm::sys::fs::exists(Plan->Pch));
+  EXPECT_FALSE(llvm::sys::fs::exists(preambleFilesPath(Plan->Pch)));
+}
+
 TEST_F(PreambleTest, AProgramWithErrorsKeepsItsPreamble) {
   auto DB = database({});
   std::optional<PreamblePlan> Plan = planPreamble(*DB, {Source}, Preambles);

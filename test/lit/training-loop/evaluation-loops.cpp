@@ -4,8 +4,8 @@
 // guard in scope (NoGradGuard or InferenceMode, in the body, before the loop
 // or before every call of its function) makes it guarded. Left out: the
 // model's own loop over its layers, a loop inside a training loop, a loop
-// around another evaluation loop, a body without braces, and loops that
-// need gradients.
+// around another evaluation loop, and loops that need gradients. A body
+// without braces is one: where the fix-it opens a brace and closes it.
 #include <torch/torch.h>
 
 struct NetImpl : torch::nn::Module {
@@ -130,4 +130,16 @@ int main() {
   saliency(model, test_loader);
   summed(model);
 }
+// CHECK-NEXT:   - file: {{.*}}evaluation-loops.cpp
+// CHECK-NEXT:     line: [[@LINE-6]]
+// CHECK-NEXT:     column: 3
+// CHECK-NEXT:     function: main
+// CHECK-NEXT:     body_start: {file: {{.*}}, line: [[@LINE-8]], column: 5, offset: {{[0-9]+}}, length: 0}
+// CHECK-NEXT:     indent: "    "
+// CHECK-NEXT:     guarded: false
+// CHECK-NEXT:     guard_name: no_grad
+// CHECK-NEXT:     braces: false
+// CHECK-NEXT:     header_end: {file: {{.*}}, line: [[@LINE-14]], column: 30, offset: {{[0-9]+}}, length: 0}
+// CHECK-NEXT:     body_end: {file: {{.*}}, line: [[@LINE-14]], column: 42, offset: {{[0-9]+}}, length: 0}
+// CHECK-NEXT:     loop_indent: "  "
 // CHECK-NEXT: files:
