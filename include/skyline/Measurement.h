@@ -13,6 +13,7 @@
 
 #include "skyline/runtime/RunFormat.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -280,6 +281,15 @@ inline double totalRunSeconds(const Measurement &M) {
   for (const MeasuredRun &Run : M.Runs)
     Seconds += Run.WallSeconds;
   return Seconds;
+}
+
+/// The median of Values (a paired trial's arm); 0 for none.
+inline double medianOf(std::vector<double> Values) {
+  std::sort(Values.begin(), Values.end());
+  size_t N = Values.size();
+  if (N == 0)
+    return 0;
+  return N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
 }
 
 } // namespace skyline

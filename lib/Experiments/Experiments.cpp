@@ -139,12 +139,6 @@ TrialVerdict verdictOf(const Interval &Range) {
                           : TrialVerdict::NoClearEffect;
 }
 
-double medianOf(std::vector<double> Values) {
-  std::sort(Values.begin(), Values.end());
-  size_t N = Values.size();
-  return N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
-}
-
 /// Trial's two arms pass by pass (TrialVerdict's comment).
 TrialEffect pairedEffect(const TrialRun &Trial) {
   TrialEffect Effect;

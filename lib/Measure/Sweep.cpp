@@ -1024,14 +1024,6 @@ llvm::Error Sweep::timeWithDynamicMalloc() {
 
 namespace {
 
-double medianOf(std::vector<double> Values) {
-  std::sort(Values.begin(), Values.end());
-  size_t N = Values.size();
-  if (N == 0)
-    return 0;
-  return N % 2 ? Values[N / 2] : (Values[N / 2 - 1] + Values[N / 2]) / 2;
-}
-
 /// A paired trial's run (an evaluation trial's): each arm's passes, or why
 /// it measured too few to compare.
 void takePairedTrial(const RunOutcome &Outcome, TrialRun &Done) {
