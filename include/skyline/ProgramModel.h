@@ -50,6 +50,8 @@ enum class BatchSizeKind {
   ConfigDefault,      // config["batch_size"].as<int>(64): a config's fallback
   Macro,              // #define BATCH_SIZE 64
   Derived,            // computed from other values: total / ranks
+  RuntimeRead,        // atoi(argv[1]), getenv(..), config["b"].as<int>():
+                      // read at run time, no default in the source
 };
 
 const char *batchSizeKindName(BatchSizeKind Kind);
@@ -86,6 +88,10 @@ struct BatchSizeSite {
   /// becomes `const` (`inline const` for a static member).
   std::vector<TextEdit> OverrideEdits;
   std::vector<UseStep> Chain; // from the use (first) to the declaration (last)
+  /// What a RuntimeRead site reads ("argv[1]", "environment variable
+  /// 'BATCH'", "configuration key 'batch_size'"); Literal is the expression
+  /// that reads it, and Value is 0. Empty for every other kind.
+  std::string ReadFrom;
   /// The dataset argument of the loader this batch size is given to
   /// (`std::move(train_dataset)` of make_data_loader): the runs wrap it to
   /// learn the dataset's size. None: not a loader's, or inside a macro.
@@ -273,6 +279,10 @@ struct ProgramModel {
   static constexpr int SchemaVersion = 1;
   std::vector<std::string> Sources;
   std::optional<BatchSizeSite> BatchSize; // the training batch size
+  /// Where BatchSize is none because the program reads its training batch
+  /// size at run time with no default in the source: that read (Kind
+  /// RuntimeRead). The runs measure the program at its own size.
+  std::optional<BatchSizeSite> RuntimeBatchSize;
   std::vector<BatchSizeSite> OtherBatchSizes;
   std::vector<ModuleSite> Modules;
   std::vector<ModuleCall> ModuleCalls;

@@ -8,7 +8,7 @@
 namespace skyline {
 namespace {
 
-constexpr std::array<std::pair<BatchSizeKind, const char *>, 12> KindNames{{
+constexpr std::array<std::pair<BatchSizeKind, const char *>, 13> KindNames{{
     {BatchSizeKind::NamespaceConstant, "namespace-constant"},
     {BatchSizeKind::LocalConstant, "local-constant"},
     {BatchSizeKind::StaticMember, "static-member"},
@@ -21,6 +21,7 @@ constexpr std::array<std::pair<BatchSizeKind, const char *>, 12> KindNames{{
     {BatchSizeKind::ConfigDefault, "config-default"},
     {BatchSizeKind::Macro, "macro"},
     {BatchSizeKind::Derived, "derived"},
+    {BatchSizeKind::RuntimeRead, "runtime"},
 }};
 
 } // namespace
@@ -77,6 +78,8 @@ void rewritePaths(ProgramModel &Model,
     Fix(Source);
   if (Model.BatchSize)
     FixSite(*Model.BatchSize);
+  if (Model.RuntimeBatchSize)
+    FixSite(*Model.RuntimeBatchSize);
   for (BatchSizeSite &Site : Model.OtherBatchSizes)
     FixSite(Site);
   for (ModuleSite &M : Model.Modules) {

@@ -4,6 +4,8 @@
 
 #include "skyline/InputFile.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <yaml-cpp/yaml.h>
 
 namespace skyline {
@@ -28,6 +30,8 @@ void emitBatchSize(YAML::Emitter &Out, const BatchSizeSite &Site) {
   Out << YAML::Key << "uses" << YAML::Value << Site.Uses;
   Out << YAML::Key << "in_string" << YAML::Value << Site.InString;
   Out << YAML::Key << "list_init_type" << YAML::Value << Site.ListInitType;
+  if (!Site.ReadFrom.empty())
+    Out << YAML::Key << "read_from" << YAML::Value << Site.ReadFrom;
   if (Site.DatasetArgument) {
     Out << YAML::Key << "dataset_argument" << YAML::Value << YAML::Flow
         << YAML::BeginMap;
@@ -169,6 +173,7 @@ BatchSizeSite readBatchSize(const YAML::Node &Node) {
   Site.Uses = get<unsigned>(Node, "uses", 1);
   Site.InString = get<bool>(Node, "in_string", false);
   Site.ListInitType = get<std::string>(Node, "list_init_type", "");
+  Site.ReadFrom = get<std::string>(Node, "read_from", "");
   if (const YAML::Node Dataset = Node["dataset_argument"])
     Site.DatasetArgument = readSpan(Dataset);
   for (const YAML::Node &Shared : Node["shared_dataset_arguments"])
@@ -261,6 +266,10 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
     emitBatchSize(Out, *Model.BatchSize);
   else
     Out << YAML::Null;
+  if (Model.RuntimeBatchSize) {
+    Out << YAML::Key << "runtime_batch_size" << YAML::Value;
+    emitBatchSize(Out, *Model.RuntimeBatchSize);
+  }
   Out << YAML::Key << "other_batch_sizes" << YAML::Value << YAML::BeginSeq;
   for (const BatchSizeSite &Site : Model.OtherBatchSizes)
     emitBatchSize(Out, Site);
@@ -428,6 +437,19 @@ std::string impossibleValue(const ProgramModel &Model) {
     if (std::string Problem = CheckSite(*Model.BatchSize, "batch_size");
         !Problem.empty())
       return Problem;
+  // A size read at run time has no literal to change: it is never the
+  // training batch size a run overrides.
+  auto IsRuntime = [](const BatchSizeSite &Site) {
+    return Site.Kind == BatchSizeKind::RuntimeRead;
+  };
+  if ((Model.BatchSize && IsRuntime(*Model.BatchSize)) ||
+      llvm::any_of(Model.OtherBatchSizes, IsRuntime))
+    return "a batch size of kind 'runtime' is outside runtime_batch_size; "
+           "one read at run time has no literal to change";
+  if (Model.RuntimeBatchSize && !IsRuntime(*Model.RuntimeBatchSize))
+    return "runtime_batch_size.kind is '" +
+           std::string(batchSizeKindName(Model.RuntimeBatchSize->Kind)) +
+           "'; it must be 'runtime'";
   for (size_t I = 0; I < Model.OtherBatchSizes.size(); ++I)
     if (std::string Problem =
             CheckSite(Model.OtherBatchSizes[I],
@@ -466,6 +488,8 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       Model.Sources.push_back(Source.as<std::string>());
     if (Root["batch_size"] && !Root["batch_size"].IsNull())
       Model.BatchSize = readBatchSize(Root["batch_size"]);
+    if (Root["runtime_batch_size"] && !Root["runtime_batch_size"].IsNull())
+      Model.RuntimeBatchSize = readBatchSize(Root["runtime_batch_size"]);
     for (const YAML::Node &Site : Root["other_batch_sizes"])
       Model.OtherBatchSizes.push_back(readBatchSize(Site));
     for (const YAML::Node &M : Root["modules"])

@@ -80,6 +80,14 @@ std::string noBatchSizeMessage(const ProgramModel &Model,
     return "no variable, field or macro named '" + Options.BatchSizeVar +
            "' with a literal value in " + Files +
            "; check the name (a member is Struct::field)";
+  if (const auto &Read = Model.RuntimeBatchSize)
+    return "the training batch size '" + Read->Name +
+           "' is read at run time from " + Read->ReadFrom + " (" +
+           llvm::sys::path::filename(Read->Literal.File).str() + ":" +
+           std::to_string(Read->Literal.Line) +
+           "), with no default in the source; to predict other sizes, give "
+           "it a default there, or name a variable, field or macro that holds "
+           "a literal with --batch-size-var=NAME";
   std::string Message =
       "no training batch size found in " + Files +
       "; searched make_data_loader arguments, DataLoaderOptions::batch_size "

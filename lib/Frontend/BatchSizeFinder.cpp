@@ -133,12 +133,15 @@ private:
       std::vector<UseStep> Chain{
           step("given to " + Made.str() + " as the batch size here", Arg)};
       std::optional<BatchSizeSite> Site;
+      Tracer.takeRuntimeRead(); // an earlier trace's
       if (const Expr *Bare = bareBatchSize(Arg))
         Site = Tracer.trace(Bare, Chain);
       else if (isLoaderOptions(Arg->getType()))
         Site = traceOptions(Arg, Chain, 0);
       else
         continue;
+      if (!Site)
+        Site = Tracer.takeRuntimeRead();
       if (!Site)
         break;
       if (Site->Name.empty())
@@ -264,7 +267,10 @@ private:
       std::vector<UseStep> Chain{
           step("first dimension of " + Callee + "() in the training loop here",
                First)};
+      Tracer.takeRuntimeRead(); // an earlier trace's
       auto Site = Tracer.trace(First, Chain);
+      if (!Site)
+        Site = Tracer.takeRuntimeRead();
       if (!Site || isOneElementTensor(Call, *Site))
         continue;
       if (Site->Name.empty())

@@ -119,9 +119,16 @@ public:
         if (!joinCallee(Use))
           continue;
         resolvePendingOption(Use.Site, Defaults);
+        bool Runs = Graph.reaches(Use.UsedIn);
+        if (isPendingOption(Use.Site))
+          readAtRunTime(Use.Site);
+        if (Use.Site.Kind == BatchSizeKind::RuntimeRead) {
+          if (Runs)
+            RuntimeReads.push_back(std::move(Use.Site));
+          continue;
+        }
         if (Use.Site.Value <= 0)
           continue; // -1 in view({-1, n}) is no batch size
-        bool Runs = Graph.reaches(Use.UsedIn);
         auto Key =
             std::make_pair(Use.Site.Literal.File, Use.Site.Literal.Offset);
         auto [It, New] = ByLiteral.try_emplace(Key, Out.size());
@@ -152,7 +159,27 @@ public:
     return Out;
   }
 
+  /// The uses, in code that runs, of a value read at run time with no
+  /// default in the source.
+  std::vector<BatchSizeSite> RuntimeReads;
+
 private:
+  /// A command-line option no source gives a default: read at run time,
+  /// at the step that reads it.
+  static void readAtRunTime(BatchSizeSite &Site) {
+    auto Read = llvm::find_if(Site.Chain, [](const UseStep &Step) {
+      return llvm::StringRef(Step.Description)
+          .starts_with("read from command-line option");
+    });
+    if (Read == Site.Chain.end())
+      return;
+    Site.Kind = BatchSizeKind::RuntimeRead;
+    Site.ReadFrom = "command-line option '" + Site.Name + "'";
+    Site.Literal = {Read->File, Read->Line, Read->Column, 0, 0};
+    Read->Description = "read at run time from " + Site.ReadFrom +
+                        " here, which has no default in the source";
+  }
+
   /// A size given to a function defined in another source counts where
   /// that source makes the parameter a tensor's first dimension: its chain
   /// starts there.
@@ -241,8 +268,16 @@ void mergeBatchSizes(std::vector<BatchSizeFindings> &Found,
                std::make_pair(Used[*Train].Site.Confidence,
                               Used[*Train].Site.Uses)))
         Train = I;
+    // No literal decides, but the training loop's size is read at run
+    // time: that read is the answer, with nothing to change in the source.
+    auto Runtime = llvm::find_if(M.RuntimeReads, [](const BatchSizeSite &S) {
+      return S.Role == BatchSizeRole::Train &&
+             S.Confidence >= DecisiveConfidence;
+    });
     if (Train)
       Model.BatchSize = Used[*Train].Site;
+    else if (Runtime != M.RuntimeReads.end())
+      Model.RuntimeBatchSize = *Runtime;
     else if (auto Warning = undecidedWarning(Used, M.byName(Used)))
       Model.Warnings.push_back(std::move(*Warning));
   }

@@ -42,6 +42,44 @@ InputSources inputSourcesOf(const Stmt *S, int Depth = 0) {
   return Found;
 }
 
+/// What S reads at run time, worded for a note: "argv[1]", "environment
+/// variable 'BATCH'"; empty where it reads neither argv nor the environment.
+std::string runtimeSourceOf(const TUContext &TU, const Stmt *S, int Depth = 0) {
+  if (!S || Depth > 8) // std::stoll(argv[1]) holds a std::string's temporary
+    return "";
+  if (const auto *E = dyn_cast<Expr>(S))
+    S = E->IgnoreImplicit();
+  if (const auto *Call = dyn_cast<CallExpr>(S)) {
+    const FunctionDecl *F = Call->getDirectCallee();
+    if (F && F->getDeclName().isIdentifier() &&
+        (F->getName() == "getenv" || F->getName() == "secure_getenv")) {
+      if (Call->getNumArgs() == 1)
+        if (const auto *Name =
+                dyn_cast<StringLiteral>(Call->getArg(0)->IgnoreParenImpCasts());
+            Name && Name->isOrdinary())
+          return "environment variable '" + Name->getString().str() + "'";
+      return "an environment variable";
+    }
+  }
+  if (const auto *Index = dyn_cast<ArraySubscriptExpr>(S))
+    if (const auto *Ref =
+            dyn_cast<DeclRefExpr>(Index->getBase()->IgnoreParenImpCasts()))
+      if (Ref->getDecl()->getName() == "argv")
+        return TU.textOf(Index->getSourceRange());
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
+    if (Ref->getDecl()->getName() == "argv")
+      return "the command line";
+    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
+        Var && !isa<ParmVarDecl>(Var) && Var->isLocalVarDecl())
+      return runtimeSourceOf(TU, Var->getInit(), Depth + 1); // env = getenv()
+  }
+  for (const Stmt *Child : S->children())
+    if (std::string Found = runtimeSourceOf(TU, Child, Depth + 1);
+        !Found.empty())
+      return Found;
+  return "";
+}
+
 bool isNumberParser(llvm::StringRef Name) {
   return llvm::is_contained({"atoi", "atol", "atoll", "stoi", "stol", "stoll",
                              "stoul", "stoull", "strtol", "strtoll", "strtoul",
@@ -338,6 +376,8 @@ BatchSizeTracer::traceVar(const VarDecl *Var, std::vector<UseStep> &Chain,
   std::optional<BatchSizeSite> Site;
   if (const Expr *Init = Var->getInit())
     Site = traceAt(Init, Chain, Depth + 1);
+  if (!Site && RuntimeRead && RuntimeRead->Name.empty())
+    RuntimeRead->Name = Name; // int64_t batch_size = atoi(argv[1]);
   if (!Site)
     return std::nullopt;
   if (Var->isConstexpr())
@@ -590,6 +630,10 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
     auto Site = traceAt(Call->getArg(0), Chain, Depth + 1);
     if (Site && isLiteralKind(Site->Kind))
       Site->Kind = BatchSizeKind::CommandLineDefault;
+    if (!Site)
+      if (std::string From = runtimeSourceOf(TU, Call->getArg(0));
+          !From.empty())
+        keepRuntimeRead(Call, From, Chain);
     return Site;
   }
   if (auto Site = traceConfigFallback(Call, Chain, Depth))
@@ -599,16 +643,25 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
       Member && Callee->getDeclName().isIdentifier() && Name == "as") {
     const auto *Index = dyn_cast<CXXOperatorCallExpr>(
         stripValueWrappers(Member->getImplicitObjectArgument()));
+    const CXXRecordDecl *Class = Member->getRecordDecl();
+    bool FromYaml = Class && llvm::StringRef(Class->getQualifiedNameAsString())
+                                 .starts_with("YAML::");
+    const StringLiteral *Key = nullptr;
     if (Index && Index->getOperator() == OO_Subscript &&
         Index->getNumArgs() == 2)
-      if (const auto *Key =
-              dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)))) {
-        Chain.push_back(step("read from command-line option '" +
-                                 Key->getString().str() + "' here",
-                             Call->getBeginLoc()));
-        return traceOptionDefault(Key->getString(), Chain);
-      }
-    return std::nullopt;
+      Key = dyn_cast<StringLiteral>(stripValueWrappers(Index->getArg(1)));
+    if (!Key)
+      return std::nullopt;
+    if (FromYaml) {
+      // config["batch_size"].as<int>(): no fallback in the source.
+      keepRuntimeRead(
+          Call, "configuration key '" + Key->getString().str() + "'", Chain);
+      return std::nullopt;
+    }
+    Chain.push_back(step("read from command-line option '" +
+                             Key->getString().str() + "' here",
+                         Call->getBeginLoc()));
+    return traceOptionDefault(Key->getString(), Chain);
   }
   // A getter of the program's own: int64_t batch_size() { return 64; }
   const FunctionDecl *Definition = Callee->getDefinition();
@@ -623,6 +676,29 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
       step("returned by " + Definition->getQualifiedNameAsString() + "() here",
            Returns[0]->getBeginLoc()));
   return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
+}
+
+void BatchSizeTracer::keepRuntimeRead(const Expr *Read, std::string ReadFrom,
+                                      const std::vector<UseStep> &Chain) const {
+  if (RuntimeRead || Read->getBeginLoc().isMacroID() ||
+      Read->getEndLoc().isMacroID())
+    return;
+  BatchSizeSite Site;
+  Site.Kind = BatchSizeKind::RuntimeRead;
+  Site.Literal = TU.spanOf(Read->getSourceRange());
+  Site.Chain = Chain;
+  Site.Chain.push_back(step("read at run time from " + ReadFrom +
+                                " here, with no default in "
+                                "the source",
+                            Read->getBeginLoc()));
+  Site.ReadFrom = std::move(ReadFrom);
+  RuntimeRead = std::move(Site);
+}
+
+std::optional<BatchSizeSite> BatchSizeTracer::takeRuntimeRead() const {
+  std::optional<BatchSizeSite> Read = std::move(RuntimeRead);
+  RuntimeRead.reset();
+  return Read;
 }
 
 std::vector<OptionDefault> BatchSizeTracer::optionDefaults() const {

@@ -43,6 +43,11 @@ public:
   /// The literal that initializes a variable or field.
   std::optional<BatchSizeSite> traceDecl(const clang::ValueDecl *D,
                                          std::vector<UseStep> Chain) const;
+  /// Where a trace since the last call found no literal but a value the
+  /// program reads at run time (atoi(argv[1]), a getenv'd string parsed, a
+  /// configuration key with no fallback): that read, Kind RuntimeRead; the
+  /// first one found, cleared by the call. A literal always wins over it.
+  std::optional<BatchSizeSite> takeRuntimeRead() const;
 
 private:
   std::optional<BatchSizeSite>
@@ -82,9 +87,14 @@ private:
   digitsInString(const clang::StringLiteral *S,
                  std::vector<UseStep> &Chain) const;
   UseStep step(std::string Description, clang::SourceLocation Loc) const;
+  /// Keeps Read, the expression reading ReadFrom at run time, as the
+  /// runtime read unless one is kept already.
+  void keepRuntimeRead(const clang::Expr *Read, std::string ReadFrom,
+                       const std::vector<UseStep> &Chain) const;
   std::optional<SourceSpan> constexprKeyword(const clang::VarDecl *Var) const;
 
   const TUContext &TU;
+  mutable std::optional<BatchSizeSite> RuntimeRead;
 };
 
 } // namespace skyline::frontend

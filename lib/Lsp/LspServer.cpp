@@ -987,6 +987,22 @@ void Server::takeTheModel(const AnalysisInputs &In, ProgramModel Model,
       Result.Texts.try_emplace(In.File, (*Buffer)->getBuffer().str());
   if (State.Model.BatchSize)
     return;
+  if (const auto &Read = State.Model.RuntimeBatchSize) {
+    // Read at run time: the program model's note at the read says so; the
+    // hint is what would let skyline-check predict other sizes.
+    Finding Runtime;
+    Runtime.Rule = rules::batchSize().Id.str();
+    Runtime.Level = DiagLevel::Note;
+    Runtime.Message =
+        "the training batch size is read at run time from " + Read->ReadFrom +
+        ", with no default in the source: a measurement runs at the size the "
+        "program is given and predicts no other; give it a default here, or "
+        "name a variable that holds a literal with --batch-size-var=NAME";
+    Runtime.At = {Read->Literal.File, Read->Literal.Line, Read->Literal.Column,
+                  Read->Literal.Offset, Read->Literal.Length};
+    State.StaticNotes.push_back(std::move(Runtime));
+    return;
+  }
   // Most C++ files an editor opens are no training program: only one with a
   // training loop is told that its batch size was not found.
   for (const TrainingLoop &Loop : State.Model.TrainingLoops) {

@@ -114,8 +114,13 @@ static std::string describeBatchSize(const BatchSizeSite &Site,
                                      const char *What) {
   std::string Text;
   llvm::raw_string_ostream S(Text);
-  S << What << " batch size '" << Site.Name << "' = " << Site.Value << " ("
-    << batchSizeKindName(Site.Kind) << ")";
+  if (Site.Kind == BatchSizeKind::RuntimeRead)
+    S << What << " batch size '" << Site.Name << "' read at run time from "
+      << Site.ReadFrom << ", with no default in the source ("
+      << batchSizeKindName(Site.Kind) << ")";
+  else
+    S << What << " batch size '" << Site.Name << "' = " << Site.Value << " ("
+      << batchSizeKindName(Site.Kind) << ")";
   return Text;
 }
 
@@ -153,6 +158,8 @@ std::vector<Finding> programModelNotes(
     }
   };
   if (const auto &Site = Model.BatchSize)
+    AddBatchSize(*Site, "training");
+  if (const auto &Site = Model.RuntimeBatchSize)
     AddBatchSize(*Site, "training");
   for (const BatchSizeSite &Site : Model.OtherBatchSizes)
     AddBatchSize(Site,

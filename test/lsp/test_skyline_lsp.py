@@ -528,3 +528,45 @@ def test_preamble_precompiled_and_used(workspace, tmp_path_factory):
     # Fixed: parsed through the preamble again.
     assert fixed["params"]["diagnostics"] == warm["params"]["diagnostics"]
     assert analyses[3].endswith("(with its precompiled preamble)")
+
+
+RUNTIME_READ = """#include <cstdlib>
+#include <torch/torch.h>
+
+int main() {
+  const char *env = std::getenv("TRAIN_BATCH");
+  const int64_t batch_size = std::atoi(env);
+  torch::nn::Linear model(3, 1);
+  torch::optim::SGD opt(model->parameters(), 0.1);
+  for (int i = 0; i < 10; ++i) {
+    model(torch::randn({batch_size, 3})).backward();
+    opt.step();
+  }
+}
+"""
+
+
+async def test_batch_size_read_at_run_time(client, workspace):
+    # The training loop's size comes from the environment with no default:
+    # the read is named where it is, not a training loop "without a batch
+    # size" (test/lit/batch-size/runtime-read.cpp on the command line).
+    path = workspace / "runtime.cpp"
+    path.write_text(RUNTIME_READ)
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=path.as_uri(), language_id="cpp", version=1,
+            text=RUNTIME_READ)))
+    await client.wait_for_notification("textDocument/publishDiagnostics")
+    got = [summary(d) for d in client.diagnostics[path.as_uri()]
+           if d.code == "skyline-batch-size"]
+    assert got == [
+        (5, 29, 5, 43, I, "skyline-batch-size",
+         "training batch size 'batch_size' read at run time from environment "
+         "variable 'TRAIN_BATCH', with no default in the source (runtime)"),
+        (5, 29, 5, 43, I, "skyline-batch-size",
+         "the training batch size is read at run time from environment "
+         "variable 'TRAIN_BATCH', with no default in the source: a "
+         "measurement runs at the size the program is given and predicts no "
+         "other; give it a default here, or name a variable that holds a "
+         "literal with --batch-size-var=NAME"),
+    ]

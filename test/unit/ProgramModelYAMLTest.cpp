@@ -162,6 +162,47 @@ TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
 
+TEST(ProgramModelYAMLTest, ARuntimeReadRoundTripsApartFromTheBatchSize) {
+  ProgramModel Model = sampleModel();
+  Model.BatchSize.reset();
+  BatchSizeSite Read;
+  Read.Name = "batch_size";
+  Read.Kind = BatchSizeKind::RuntimeRead;
+  Read.Role = BatchSizeRole::Train;
+  Read.Confidence = 0.9;
+  Read.ReadFrom = "environment variable 'BATCH'";
+  Read.Literal = {"/src/train.cpp", 12, 30, 301, 18};
+  Read.Chain = {{"read at run time here", "/src/train.cpp", 12, 30}};
+  Model.RuntimeBatchSize = Read;
+  std::string Text = programModelToYAML(Model);
+  EXPECT_NE(Text.find("batch_size: ~"), std::string::npos) << Text;
+  std::string Error;
+  auto Back = programModelFromYAML(Text, Error);
+  ASSERT_TRUE(Back) << Error;
+  EXPECT_FALSE(Back->BatchSize);
+  ASSERT_TRUE(Back->RuntimeBatchSize);
+  EXPECT_EQ(Back->RuntimeBatchSize->Kind, BatchSizeKind::RuntimeRead);
+  EXPECT_EQ(Back->RuntimeBatchSize->ReadFrom, "environment variable 'BATCH'");
+  EXPECT_EQ(Back->RuntimeBatchSize->Value, 0);
+  EXPECT_EQ(Back->RuntimeBatchSize->Literal.Offset, 301u);
+  EXPECT_EQ(Back->RuntimeBatchSize->Chain.size(), 1u);
+
+  // A read at run time is never a batch size a run overrides, and the
+  // runtime key holds nothing else.
+  std::string Runtime = Text;
+  Runtime.replace(Runtime.find("kind: runtime"), 13, "kind: macro");
+  EXPECT_FALSE(programModelFromYAML(Runtime, Error));
+  EXPECT_EQ(Error, "runtime_batch_size.kind is 'macro'; it must be 'runtime'");
+  std::string AsTraining = programModelToYAML(sampleModel());
+  AsTraining.replace(AsTraining.find("kind: namespace-constant"), 24,
+                     "kind: runtime");
+  EXPECT_FALSE(programModelFromYAML(AsTraining, Error));
+  EXPECT_NE(Error.find("a batch size of kind 'runtime' is outside "
+                       "runtime_batch_size"),
+            std::string::npos)
+      << Error;
+}
+
 TEST(ProgramModelYAMLTest, RefusesOtherSchemaVersions) {
   std::string Error;
   EXPECT_FALSE(programModelFromYAML("schema_version: 99\n", Error));
