@@ -165,14 +165,11 @@ public:
 
 private:
   /// A command-line option no source gives a default: read at run time,
-  /// at the step that reads it.
+  /// at the step that reads it (a pending option's chain ends there).
   static void readAtRunTime(BatchSizeSite &Site) {
-    auto Read = llvm::find_if(Site.Chain, [](const UseStep &Step) {
-      return llvm::StringRef(Step.Description)
-          .starts_with("read from command-line option");
-    });
-    if (Read == Site.Chain.end())
+    if (Site.Chain.empty())
       return;
+    UseStep *Read = &Site.Chain.back();
     Site.Kind = BatchSizeKind::RuntimeRead;
     Site.ReadFrom = "command-line option '" + Site.Name + "'";
     Site.Literal = {Read->File, Read->Line, Read->Column, 0, 0};

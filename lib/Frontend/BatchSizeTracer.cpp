@@ -15,69 +15,61 @@ namespace {
 
 constexpr int MaxDepth = 8;
 
-/// Whether S reads the command line (argv) or the environment (getenv).
+/// Whether S reads the command line (argv) or the environment (getenv),
+/// and what it reads, worded for a note: "argv[1]", "environment variable
+/// 'BATCH'" (the first read found).
 struct InputSources {
   bool Argv = false;
   bool Env = false;
+  std::string What;
+
+  void add(const InputSources &Other) {
+    Argv |= Other.Argv;
+    Env |= Other.Env;
+    if (What.empty())
+      What = Other.What;
+  }
 };
 
-InputSources inputSourcesOf(const Stmt *S, int Depth = 0) {
+bool isGetenv(const FunctionDecl *F) {
+  return F && F->getDeclName().isIdentifier() &&
+         (F->getName() == "getenv" || F->getName() == "secure_getenv");
+}
+
+InputSources inputSourcesOf(const TUContext &TU, const Stmt *S, int Depth = 0) {
   InputSources Found;
   if (!S || Depth > 4)
     return Found;
-  if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-    if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl()))
-      Found.Argv |= Param->getName() == "argv" || Param->getName() == "argc";
-    else if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl()))
-      Found = inputSourcesOf(Var->getInit(),
-                             Depth + 1); // const char *env = getenv(..)
-    if (const auto *F = dyn_cast<FunctionDecl>(Ref->getDecl()))
-      Found.Env |= F->getName() == "getenv" || F->getName() == "secure_getenv";
-  }
-  for (const Stmt *Child : S->children()) {
-    InputSources C = inputSourcesOf(Child, Depth);
-    Found.Argv |= C.Argv;
-    Found.Env |= C.Env;
-  }
-  return Found;
-}
-
-/// What S reads at run time, worded for a note: "argv[1]", "environment
-/// variable 'BATCH'"; empty where it reads neither argv nor the environment.
-std::string runtimeSourceOf(const TUContext &TU, const Stmt *S, int Depth = 0) {
-  if (!S || Depth > 8) // std::stoll(argv[1]) holds a std::string's temporary
-    return "";
-  if (const auto *E = dyn_cast<Expr>(S))
-    S = E->IgnoreImplicit();
-  if (const auto *Call = dyn_cast<CallExpr>(S)) {
-    const FunctionDecl *F = Call->getDirectCallee();
-    if (F && F->getDeclName().isIdentifier() &&
-        (F->getName() == "getenv" || F->getName() == "secure_getenv")) {
-      if (Call->getNumArgs() == 1)
-        if (const auto *Name =
-                dyn_cast<StringLiteral>(Call->getArg(0)->IgnoreParenImpCasts());
-            Name && Name->isOrdinary())
-          return "environment variable '" + Name->getString().str() + "'";
-      return "an environment variable";
-    }
-  }
   if (const auto *Index = dyn_cast<ArraySubscriptExpr>(S))
     if (const auto *Ref =
-            dyn_cast<DeclRefExpr>(Index->getBase()->IgnoreParenImpCasts()))
-      if (Ref->getDecl()->getName() == "argv")
-        return TU.textOf(Index->getSourceRange());
+            dyn_cast<DeclRefExpr>(Index->getBase()->IgnoreParenImpCasts());
+        Ref && isa<ParmVarDecl>(Ref->getDecl()) &&
+        Ref->getDecl()->getName() == "argv")
+      Found.What = TU.textOf(Index->getSourceRange());
+  if (const auto *Call = dyn_cast<CallExpr>(S);
+      Call && isGetenv(Call->getDirectCallee()) && Call->getNumArgs() == 1)
+    if (const auto *Name =
+            dyn_cast<StringLiteral>(Call->getArg(0)->IgnoreParenImpCasts());
+        Name && Name->isOrdinary())
+      Found.What = "environment variable '" + Name->getString().str() + "'";
   if (const auto *Ref = dyn_cast<DeclRefExpr>(S)) {
-    if (Ref->getDecl()->getName() == "argv")
-      return "the command line";
-    if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl());
-        Var && !isa<ParmVarDecl>(Var) && Var->isLocalVarDecl())
-      return runtimeSourceOf(TU, Var->getInit(), Depth + 1); // env = getenv()
+    if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl())) {
+      Found.Argv |= Param->getName() == "argv" || Param->getName() == "argc";
+      if (Found.Argv && Found.What.empty())
+        Found.What = "the command line";
+    } else if (const auto *Var = dyn_cast<VarDecl>(Ref->getDecl())) {
+      // const char *env = getenv(..)
+      Found = inputSourcesOf(TU, Var->getInit(), Depth + 1);
+    }
+    if (isGetenv(dyn_cast<FunctionDecl>(Ref->getDecl()))) {
+      Found.Env = true;
+      if (Found.What.empty())
+        Found.What = "an environment variable";
+    }
   }
   for (const Stmt *Child : S->children())
-    if (std::string Found = runtimeSourceOf(TU, Child, Depth + 1);
-        !Found.empty())
-      return Found;
-  return "";
+    Found.add(inputSourcesOf(TU, Child, Depth));
+  return Found;
 }
 
 bool isNumberParser(llvm::StringRef Name) {
@@ -609,8 +601,8 @@ std::optional<BatchSizeSite> BatchSizeTracer::traceConditional(
   if (!Site)
     return std::nullopt;
   Chain = FromFalse ? FalseChain : TrueChain;
-  InputSources Inputs = inputSourcesOf(Cond);
-  InputSources Other = inputSourcesOf(FromFalse ? True : False);
+  InputSources Inputs = inputSourcesOf(TU, Cond);
+  InputSources Other = inputSourcesOf(TU, FromFalse ? True : False);
   if (Inputs.Env || Other.Env)
     Site->Kind = BatchSizeKind::EnvironmentDefault;
   else if (Inputs.Argv || Other.Argv)
@@ -631,7 +623,7 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
     if (Site && isLiteralKind(Site->Kind))
       Site->Kind = BatchSizeKind::CommandLineDefault;
     if (!Site)
-      if (std::string From = runtimeSourceOf(TU, Call->getArg(0));
+      if (std::string From = inputSourcesOf(TU, Call->getArg(0)).What;
           !From.empty())
         keepRuntimeRead(Call, From, Chain);
     return Site;
@@ -688,8 +680,7 @@ void BatchSizeTracer::keepRuntimeRead(const Expr *Read, std::string ReadFrom,
   Site.Literal = TU.spanOf(Read->getSourceRange());
   Site.Chain = Chain;
   Site.Chain.push_back(step("read at run time from " + ReadFrom +
-                                " here, with no default in "
-                                "the source",
+                                " here, with no default in the source",
                             Read->getBeginLoc()));
   Site.ReadFrom = std::move(ReadFrom);
   RuntimeRead = std::move(Site);

@@ -21,8 +21,8 @@ def doc(workspace):
     return types.TextDocumentIdentifier(uri=(workspace / "train.cpp").as_uri())
 
 
-async def open_and_wait(client, workspace):
-    path = workspace / "train.cpp"
+async def open_and_wait(client, workspace, name="train.cpp"):
+    path = workspace / name
     client.text_document_did_open(
         types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
             uri=path.as_uri(), language_id="cpp", version=1,
@@ -550,14 +550,9 @@ async def test_batch_size_read_at_run_time(client, workspace):
     # The training loop's size comes from the environment with no default:
     # the read is named where it is, not a training loop "without a batch
     # size" (test/lit/batch-size/runtime-read.cpp on the command line).
-    path = workspace / "runtime.cpp"
-    path.write_text(RUNTIME_READ)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-            uri=path.as_uri(), language_id="cpp", version=1,
-            text=RUNTIME_READ)))
-    await client.wait_for_notification("textDocument/publishDiagnostics")
-    got = [summary(d) for d in client.diagnostics[path.as_uri()]
+    (workspace / "runtime.cpp").write_text(RUNTIME_READ)
+    got = [summary(d)
+           for d in await open_and_wait(client, workspace, "runtime.cpp")
            if d.code == "skyline-batch-size"]
     assert got == [
         (5, 29, 5, 43, I, "skyline-batch-size",

@@ -3,15 +3,18 @@
 // RUN: FileCheck %s --check-prefix=ARGV-ERR < %t.argv.err
 // RUN: %skyline-check --analyze-only %s -- %mock-flags -DREAD=1 2>&1 | FileCheck %s --check-prefix=ENV
 // RUN: %skyline-check --analyze-only %s -- %mock-flags -DREAD=2 2>&1 | FileCheck %s --check-prefix=CONFIG
+// RUN: %skyline-check --analyze-only %s -- %mock-flags -DREAD=3 2>&1 | FileCheck %s --check-prefix=OPTION
 // RUN: %skyline-check --analyze-only --format=yaml %s -- %mock-flags -DREAD=0 | FileCheck %s --check-prefix=MODEL
 // (stderr comes first in ENV's and CONFIG's output)
 // ENV: the training batch size 'batch_size' is read at run time from environment variable 'TRAIN_BATCH'
 // CONFIG: the training batch size 'batch_size' is read at run time from configuration key 'batch_size'
+// OPTION: the training batch size 'batch-size' is read at run time from command-line option 'batch-size' (runtime-read.cpp:35), with no default in the source
 // A training batch size the program reads at run time with no default in
 // the source: argv, an environment variable, a configuration key. The front
 // end names the read (kind runtime), with its path to the training loop;
 // there is no literal to change, so no training batch size (a note, exit 0).
 #include <cstdlib>
+#include <cxxopts.hpp>
 #include <string>
 #include <torch/torch.h>
 #include <yaml-cpp/yaml.h>
@@ -25,6 +28,12 @@ int main(int argc, char **argv) {
   const char *env = std::getenv("TRAIN_BATCH");
   const int64_t batch_size = std::atoi(env);
   // ENV: runtime-read.cpp:[[@LINE-1]]:30: note: training batch size 'batch_size' read at run time from environment variable 'TRAIN_BATCH', with no default in the source (runtime) [skyline-batch-size]
+#elif READ == 3
+  cxxopts::Options options("train");
+  options.add_options()("b,batch-size", "batch size", cxxopts::value<int64_t>());
+  auto result = options.parse(argc, argv);
+  const int64_t batch_size = result["batch-size"].as<int64_t>();
+  // OPTION: runtime-read.cpp:[[@LINE-1]]:30: note: training batch size 'batch-size' read at run time from command-line option 'batch-size', with no default in the source (runtime) [skyline-batch-size]
 #else
   YAML::Node config = YAML::LoadFile(argv[1]);
   const int64_t batch_size = config["batch_size"].as<int64_t>();
@@ -39,7 +48,7 @@ int main(int argc, char **argv) {
   }
 }
 // ARGV-NOT: training batch size '{{.*}}' =
-// ARGV-ERR: skyline-check: note: the training batch size 'batch_size' is read at run time from argv[1] (runtime-read.cpp:21), with no default in the source; to predict other sizes, give it a default there, or name a variable, field or macro that holds a literal with --batch-size-var=NAME; without --analyze-only the runs measure the program at its own batch size
+// ARGV-ERR: skyline-check: note: the training batch size 'batch_size' is read at run time from argv[1] (runtime-read.cpp:24), with no default in the source; to predict other sizes, give it a default there, or name a variable, field or macro that holds a literal with --batch-size-var=NAME; without --analyze-only the runs measure the program at its own batch size
 // ARGV-ERR-NOT: warning
 
 // MODEL: batch_size: ~
@@ -47,7 +56,7 @@ int main(int argc, char **argv) {
 // MODEL-NEXT: name: batch_size
 // MODEL-NEXT: value: 0
 // MODEL-NEXT: file: {{.*}}runtime-read.cpp
-// MODEL-NEXT: line: 21
+// MODEL-NEXT: line: 24
 // MODEL-NEXT: column: 30
 // MODEL: kind: runtime
 // MODEL-NEXT: role: train
