@@ -113,13 +113,15 @@ trialPlanner(std::vector<std::string> Selected, ProgramModel Program);
 /// the trial's is less by MinMemorySaving and MinMemorySavingBytes or more
 /// (a CPU's peak repeats to the byte; a GPU's allocator rounds blocks).
 enum class TrialVerdict {
-  Faster,        // the interval is above 0: a finding with its fix-it
-  Slower,        // below 0: the program's own setting is better
-  NoClearEffect, // the interval holds 0
-  LessMemory,    // no clear effect on time, a clear saving of memory: a
-                 // finding with its fix-it
-  Failed,        // the trial measured nothing (its Problem says why)
-  NotTried,      // it cannot run on this machine (its NotTried says why)
+  Faster,           // the interval is above 0: a finding with its fix-it
+  Slower,           // below 0: the program's own setting is better
+  NoClearEffect,    // the interval holds 0
+  LessMemory,       // no clear effect on time, a clear saving of memory: a
+                    // finding with its fix-it
+  LessMemorySlower, // slower beyond the noise, but a clear saving of memory:
+                    // a trade the finding states, with its fix-it
+  Failed,           // the trial measured nothing (its Problem says why)
+  NotTried,         // it cannot run on this machine (its NotTried says why)
 };
 inline constexpr double MinMemorySaving = 0.05;
 inline constexpr int64_t MinMemorySavingBytes = int64_t(1) << 20;

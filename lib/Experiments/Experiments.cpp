@@ -177,8 +177,12 @@ TrialEffect pairedEffect(const TrialRun &Trial) {
   Effect.SavesMemory = Saved >= MinMemorySavingBytes &&
                        Effect.MemorySaving >= MinMemorySaving;
   Effect.Verdict = verdictOf(Effect.Range);
-  if (Effect.Verdict == TrialVerdict::NoClearEffect && Effect.SavesMemory)
+  // Memory is measured to the byte, time against noise: a clear saving is
+  // worth stating whatever the time did, and "slower" must not hide it.
+  if (Effect.SavesMemory && Effect.Verdict == TrialVerdict::NoClearEffect)
     Effect.Verdict = TrialVerdict::LessMemory;
+  if (Effect.SavesMemory && Effect.Verdict == TrialVerdict::Slower)
+    Effect.Verdict = TrialVerdict::LessMemorySlower;
   return Effect;
 }
 
@@ -219,6 +223,8 @@ const char *verdictName(TrialVerdict Verdict) {
     return "no clear effect";
   case TrialVerdict::LessMemory:
     return "less memory";
+  case TrialVerdict::LessMemorySlower:
+    return "less memory, slower";
   case TrialVerdict::Failed:
     return "failed";
   case TrialVerdict::NotTried:
@@ -274,18 +280,22 @@ Finding pairedFinding(const Experiment &E, const ProgramModel &Program,
                {"value", double(Trial.Value)}};
   switch (Effect.Verdict) {
   case TrialVerdict::Faster:
-  case TrialVerdict::LessMemory: {
+  case TrialVerdict::LessMemory:
+  case TrialVerdict::LessMemorySlower: {
     F.Level = DiagLevel::Warning;
     F.Edits = E.fixIt(Program, Trial);
     if (!F.Edits.empty())
       F.At = F.Edits.front().Range;
-    bool Faster = Effect.Verdict == TrialVerdict::Faster;
-    F.Message = Tried + " " + Measured +
-                (Faster ? Effect.SavesMemory
-                              ? ": faster beyond the passes' noise, and less "
-                                "memory"
-                              : ": faster beyond the passes' noise"
-                        : ": less memory, and no clear effect on time");
+    const char *Verdict =
+        Effect.Verdict == TrialVerdict::LessMemorySlower
+            ? ": less memory, but slower beyond the passes' noise: a trade of "
+              "time for memory"
+        : Effect.Verdict == TrialVerdict::LessMemory
+            ? ": less memory, and no clear effect on time"
+        : Effect.SavesMemory ? ": faster beyond the passes' noise, and less "
+                               "memory"
+                             : ": faster beyond the passes' noise";
+    F.Message = Tried + " " + Measured + Verdict;
     return F;
   }
   case TrialVerdict::Slower:

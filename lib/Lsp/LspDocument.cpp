@@ -788,7 +788,8 @@ experimentActions(const ProgramState &State, llvm::ArrayRef<std::string> Only) {
                    formatShareRange(Figure("gainLow"), Figure("gainHigh")) +
                    ")";
     Action.Fix = F;
-    Action.Preferred = true;
+    // A trade of time for memory is offered, but not as the one to take.
+    Action.Preferred = Figure("gainHigh") >= 0;
     Actions.push_back(std::move(Action));
   }
   return Actions;
