@@ -655,19 +655,78 @@ BatchSizeTracer::traceCall(const CallExpr *Call, std::vector<UseStep> &Chain,
                          Call->getBeginLoc()));
     return traceOptionDefault(Key->getString(), Chain);
   }
-  // A getter of the program's own: int64_t batch_size() { return 64; }
-  const FunctionDecl *Definition = Callee->getDefinition();
+  return traceReturns(Call, Chain, Depth);
+}
+
+namespace {
+
+/// Whether E reads a parameter of F other than argc and argv: what it
+/// returns then depends on the caller's arguments, which one call's trace
+/// does not follow.
+bool usesCallersArgument(const Stmt *E, const FunctionDecl *F) {
+  if (!E)
+    return false;
+  if (const auto *Ref = dyn_cast<DeclRefExpr>(E))
+    if (const auto *Param = dyn_cast<ParmVarDecl>(Ref->getDecl());
+        Param && Param->getDeclContext() == F && Param->getName() != "argc" &&
+        Param->getName() != "argv")
+      return true;
+  return llvm::any_of(E->children(), [&](const Stmt *Child) {
+    return usesCallersArgument(Child, F);
+  });
+}
+
+} // namespace
+
+std::optional<BatchSizeSite>
+BatchSizeTracer::traceReturns(const CallExpr *Call, std::vector<UseStep> &Chain,
+                              int Depth) const {
+  // A function of the program's own: a getter (int64_t batch_size() {
+  // return 64; }), or a reader of the command line or the environment
+  // (readBatchSize(argc, argv)) whose returns are one default and reads.
+  const FunctionDecl *Definition = Call->getDirectCallee()->getDefinition();
   if (!Definition || !TU.isUserCode(Definition->getLocation()) ||
-      Call->getNumArgs() != 0 || !Definition->getBody())
+      !Definition->getBody())
     return std::nullopt;
   auto Returns = TU.findAll<ReturnStmt>(
       returnStmt(hasAncestor(functionDecl(equalsNode(Definition)))).bind("n"));
-  if (Returns.size() != 1)
+  if (Returns.empty() || llvm::any_of(Returns, [&](const ReturnStmt *R) {
+        return !R->getRetValue() ||
+               usesCallersArgument(R->getRetValue(), Definition);
+      }))
     return std::nullopt;
-  Chain.push_back(
-      step("returned by " + Definition->getQualifiedNameAsString() + "() here",
-           Returns[0]->getBeginLoc()));
-  return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
+  std::string Returned =
+      "returned by " + Definition->getQualifiedNameAsString() + "() here";
+  if (Returns.size() == 1) {
+    Chain.push_back(step(Returned, Returns[0]->getBeginLoc()));
+    return traceAt(Returns[0]->getRetValue(), Chain, Depth + 1);
+  }
+  std::optional<BatchSizeSite> Default;
+  std::vector<UseStep> DefaultChain;
+  InputSources Reads;
+  for (const ReturnStmt *R : Returns) {
+    std::vector<UseStep> Steps = Chain;
+    Steps.push_back(step(Returned, R->getBeginLoc()));
+    InputSources Read = inputSourcesOf(TU, R->getRetValue());
+    if (auto Site = traceAt(R->getRetValue(), Steps, Depth + 1)) {
+      if (Default)
+        return std::nullopt; // two defaults: which one runs is the input's
+      Default = std::move(Site);
+      DefaultChain = std::move(Steps);
+    } else if (!Read.What.empty()) {
+      Reads.add(Read);
+    } else {
+      return std::nullopt; // a return neither a default nor a read
+    }
+  }
+  if (!Default) {
+    keepRuntimeRead(Call, Reads.What, Chain);
+    return std::nullopt;
+  }
+  Default->Kind = Reads.Env ? BatchSizeKind::EnvironmentDefault
+                            : BatchSizeKind::CommandLineDefault;
+  Chain = std::move(DefaultChain);
+  return Default;
 }
 
 void BatchSizeTracer::keepRuntimeRead(const Expr *Read, std::string ReadFrom,

@@ -79,6 +79,10 @@ private:
   std::optional<BatchSizeSite> traceCall(const clang::CallExpr *Call,
                                          std::vector<UseStep> &Chain,
                                          int Depth) const;
+  /// What a function of the program's own returns, as one call reads it.
+  std::optional<BatchSizeSite> traceReturns(const clang::CallExpr *Call,
+                                            std::vector<UseStep> &Chain,
+                                            int Depth) const;
   std::optional<BatchSizeSite>
   traceOptionDefault(llvm::StringRef Key, std::vector<UseStep> &Chain) const;
   std::optional<BatchSizeSite> literal(const clang::Expr *E,
