@@ -179,6 +179,8 @@ struct MeasuredRun {
   int Threads = 0;          // intra-op threads
   /// cuDNN's benchmark mode as the program set it (the result's).
   bool CudnnBenchmark = false;
+  /// CUDA autocast as the program set it (the result's).
+  bool Autocast = false;
   /// On CUDA: the device memory the program could hold (free plus the
   /// caching allocator's own); 0 on the CPU.
   int64_t DeviceCapacityBytes = 0;

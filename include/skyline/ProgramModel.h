@@ -209,7 +209,8 @@ struct TrainingLoop {
 };
 
 /// Where the program sets its intra-op thread count, and where a setting of
-/// its own would go: what the threads experiment's fix-it edits.
+/// its own would go (and the #include it needs): what the threads, cuDNN
+/// and autocast experiments' fix-its edit.
 struct ThreadSettings {
   /// The argument of each torch::set_num_threads or at::set_num_threads
   /// call (none inside a macro).
@@ -219,6 +220,12 @@ struct ThreadSettings {
   std::optional<SourceSpan> MainStart;
   /// The indentation of main's first statement ("  " where it has none).
   std::string MainIndent;
+  /// The start of the line after the last #include before main in its file
+  /// (Length 0), where a fix-it's own #include goes; none: no #include
+  /// precedes main there.
+  std::optional<SourceSpan> IncludeAt;
+  /// What main's file includes, as written between <> or "" (in order).
+  std::vector<std::string> MainIncludes;
 };
 
 /// A data loader the program makes (make_data_loader, or a loader class

@@ -181,6 +181,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   Run.TorchVersion = Root.get<std::string>(key::TorchVersion);
   Run.Threads = Root.number<int>(key::Threads, Least::Zero);
   Run.CudnnBenchmark = Root.get<bool>(key::CudnnBenchmark);
+  Run.Autocast = Root.get<bool>(key::Autocast);
   YamlFields Device = Root.sub(key::Device);
   Run.Device = optionalName<DeviceType>(Device, key::Type);
   Run.DeviceName = Device.get<std::string>(key::Name);

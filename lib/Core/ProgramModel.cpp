@@ -96,6 +96,8 @@ void rewritePaths(ProgramModel &Model,
     Fix(Call.File);
   if (Model.Threads.MainStart)
     Fix(Model.Threads.MainStart->File);
+  if (Model.Threads.IncludeAt)
+    Fix(Model.Threads.IncludeAt->File);
   for (DataLoaderSite &Loader : Model.Loaders) {
     for (SourceSpan *Span : {&Loader.Call, &Loader.Dataset, &Loader.Options,
                              &Loader.WorkersInsertAt})

@@ -342,6 +342,14 @@ void emitProgramModel(YAML::Emitter &Out, const ProgramModel &Model) {
   }
   Out << YAML::Key << "main_indent" << YAML::Value << YAML::DoubleQuoted
       << Model.Threads.MainIndent;
+  if (Model.Threads.IncludeAt) {
+    Out << YAML::Key << "include_at" << YAML::Value << YAML::Flow
+        << YAML::BeginMap;
+    emitSpanFields(Out, *Model.Threads.IncludeAt);
+    Out << YAML::EndMap;
+  }
+  Out << YAML::Key << "main_includes" << YAML::Value << YAML::Flow
+      << Model.Threads.MainIncludes;
   Out << YAML::EndMap;
   Out << YAML::Key << "data_loaders" << YAML::Value << YAML::BeginSeq;
   auto Span = [&](const char *Key, const SourceSpan &At) {
@@ -515,6 +523,10 @@ std::optional<ProgramModel> programModelFromNode(const YAML::Node &Root,
       if (const YAML::Node Start = Threads["main_start"]; Start && !Start.IsNull())
         Model.Threads.MainStart = readSpan(Start);
       Model.Threads.MainIndent = get<std::string>(Threads, "main_indent");
+      if (const YAML::Node At = Threads["include_at"])
+        Model.Threads.IncludeAt = readSpan(At);
+      for (const YAML::Node &Header : Threads["main_includes"])
+        Model.Threads.MainIncludes.push_back(Header.as<std::string>());
     }
     for (const YAML::Node &L : Root["data_loaders"]) {
       DataLoaderSite Loader;

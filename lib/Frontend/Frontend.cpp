@@ -489,8 +489,13 @@ ProgramModel merge(Collected &In, llvm::ArrayRef<std::string> Sources,
   for (const SourceSpan &Call : In.Threads.Calls)
     if (SeenThreadCalls.insert({Call.File, Call.Offset}).second)
       Model.Threads.Calls.push_back(Call);
-  Model.Threads.MainStart = In.Threads.MainStart;
-  Model.Threads.MainIndent = In.Threads.MainIndent;
+  // Only the source that defines main says where main starts.
+  if (In.Threads.MainStart) {
+    Model.Threads.MainStart = In.Threads.MainStart;
+    Model.Threads.MainIndent = In.Threads.MainIndent;
+    Model.Threads.IncludeAt = In.Threads.IncludeAt;
+    Model.Threads.MainIncludes = In.Threads.MainIncludes;
+  }
   mergeLoaders(In.Loaders, Model);
   // A header's loop is seen by every source that includes it: once each.
   std::set<std::pair<std::string, unsigned>> SeenEvaluationLoops;

@@ -12,12 +12,60 @@
 #include "clang/AST/Decl.h"
 #include "clang/AST/Stmt.h"
 #include "clang/ASTMatchers/ASTMatchers.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
 
 using namespace clang;
 
 namespace skyline::frontend {
 
 namespace {
+
+/// What a line's #include names, as written (`<ATen/autocast_mode.h>`);
+/// none where the line is no #include.
+std::optional<llvm::StringRef> includedBy(llvm::StringRef Line) {
+  llvm::StringRef Directive = Line.ltrim(" \t");
+  if (!Directive.consume_front("#"))
+    return std::nullopt;
+  Directive = Directive.ltrim(" \t");
+  if (!Directive.consume_front("include"))
+    return std::nullopt;
+  return Directive.trim(" \t\r");
+}
+
+/// The headers main's file includes, and where one more #include goes:
+/// the start of the line after the last #include before main's body (a
+/// line scan of the file as written, as a reader sees it).
+void findIncludes(const TUContext &TU, SourceLocation MainBody,
+                  llvm::StringRef File, ThreadSettings &Out) {
+  FileID Main = TU.SM.getFileID(MainBody);
+  llvm::StringRef Text = TU.SM.getBufferData(Main);
+  unsigned BodyOffset = TU.SM.getFileOffset(MainBody);
+  size_t LineStart = 0;
+  for (unsigned Line = 1; LineStart < Text.size(); ++Line) {
+    size_t End = Text.find('\n', LineStart);
+    if (End == llvm::StringRef::npos)
+      break; // a last line without its newline is left alone
+    std::optional<llvm::StringRef> Header =
+        includedBy(Text.slice(LineStart, End));
+    if (Header && Header->size() > 2 &&
+        (Header->front() == '<' || Header->front() == '"'))
+      Out.MainIncludes.push_back(
+          Header->drop_front()
+              .take_until([](char C) { return C == '>' || C == '"'; })
+              .str());
+    if (Header && LineStart < BodyOffset) {
+      SourceSpan At;
+      At.File = File.str();
+      At.Line = Line + 1;
+      At.Column = 1;
+      At.Offset = unsigned(End + 1);
+      Out.IncludeAt = At;
+    }
+    LineStart = End + 1;
+  }
+}
 
 /// The blanks before the first statement of Body on its line, where that
 /// line holds nothing else before it; "  " otherwise.
@@ -214,6 +262,7 @@ void findThreadSettings(const TUContext &TU, ThreadSettings &Out) {
     Start.Length = 0;
     Out.MainStart = Start;
     Out.MainIndent = indentOf(TU, Body);
+    findIncludes(TU, Body->getLBracLoc(), Start.File, Out);
   }
 }
 

@@ -208,6 +208,7 @@ void writeEnvironment(std::FILE *Out, const RunResult &R) {
   std::fprintf(Out, "\n");
   writeInteger(Out, key::Threads, R.Threads);
   writeBool(Out, key::CudnnBenchmark, R.CudnnBenchmark);
+  writeBool(Out, key::Autocast, R.Autocast);
   std::fprintf(Out, "%s: {%s: %s, %s: ", key::Device, key::Type,
                R.DeviceType.c_str(), key::Name);
   writeQuoted(Out, R.DeviceName);

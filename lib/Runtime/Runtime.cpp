@@ -42,6 +42,7 @@
 
 #include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
 #include <ATen/record_function.h>
 #include <torch/nn/module.h>
 #include <torch/optim/optimizer.h>
@@ -86,6 +87,8 @@ struct Config {
   int LoaderWorkers = 0;
   /// The cuDNN benchmark experiment's trial: benchmark mode on.
   bool CudnnBenchmark = false;
+  /// The autocast experiment's trial: CUDA autocast to bfloat16.
+  bool AutocastBf16 = false;
   /// The no-grad evaluation experiment's trial: training skipped, the
   /// evaluation loops' passes timed.
   bool Evaluation = false;
@@ -128,6 +131,8 @@ Config readConfig() {
       int(std::min<int64_t>(envInteger(env::LoaderWorkers, 0), 256));
   C.Evaluation = envInteger(env::Evaluation, 0) > 0;
   C.CudnnBenchmark = envInteger(env::CudnnBenchmark, 0) > 0;
+  const char *Autocast = std::getenv(env::Autocast);
+  C.AutocastBf16 = Autocast && std::strcmp(Autocast, "bf16") == 0;
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -175,6 +180,8 @@ struct IterationClock {
   int64_t ProgramStartNs = 0; // when the runtime was loaded
   /// cuDNN's benchmark mode as the program set it (at the first iteration).
   bool ProgramCudnnBenchmark = false;
+  /// Whether the program had CUDA autocast on (at the first iteration).
+  bool ProgramAutocast = false;
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
@@ -612,6 +619,7 @@ void describeEnvironment(RunResult &R) {
 #endif
   R.Threads = at::get_num_threads();
   R.CudnnBenchmark = Clock.ProgramCudnnBenchmark;
+  R.Autocast = Clock.ProgramAutocast;
   R.DeviceType = nameOf(DeviceType::CPU);
   R.DeviceName = cpuName();
   cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
@@ -1080,6 +1088,19 @@ void evaluation_end(EvaluationPass Pass) noexcept {
   endEvaluationIfDone(Now);
 }
 
+namespace {
+
+/// What the autocast fix-it writes at the start of main: bfloat16, and no
+/// cache of cast weights, which nothing would clear once the optimizer has
+/// changed them (a scoped autocast clears it as it ends).
+void enableAutocastBf16() {
+  at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);
+  at::autocast::set_autocast_cache_enabled(false);
+  at::autocast::set_autocast_enabled(at::kCUDA, true);
+}
+
+} // namespace
+
 void iteration_begin() noexcept {
   const Config &C = config();
   if (!C.Active)
@@ -1095,6 +1116,9 @@ void iteration_begin() noexcept {
     Clock.ProgramCudnnBenchmark = at::globalContext().benchmarkCuDNN();
     if (C.CudnnBenchmark)
       at::globalContext().setBenchmarkCuDNN(true);
+    Clock.ProgramAutocast = at::autocast::is_autocast_enabled(at::kCUDA);
+    if (C.AutocastBf16)
+      enableAutocastBf16();
   }
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   restoreHostBudget();

@@ -17,7 +17,8 @@ namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   const std::vector<std::string> Every{"threads", "loader-workers",
-                                       "no-grad-eval", "cudnn-benchmark"};
+                                       "no-grad-eval", "cudnn-benchmark",
+                                       "autocast-bf16"};
   EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
@@ -30,8 +31,8 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   ASSERT_FALSE(bool(Unknown));
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
-            "are threads, loader-workers, no-grad-eval, cudnn-benchmark (or "
-            "all, none, default)");
+            "are threads, loader-workers, no-grad-eval, cudnn-benchmark, "
+            "autocast-bf16 (or all, none, default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -480,6 +481,69 @@ TEST(ExperimentsTest, ANotTriedTrialIsANoteAndAFasterOneFixesMain) {
   EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 389u);
   EXPECT_EQ(Findings[0].Edits[0].Text,
             "\n    at::globalContext().setBenchmarkCuDNN(true);");
+}
+
+TEST(ExperimentsTest, AutocastIsTriedOnCudaForLayersOfMatrixProducts) {
+  ProgramModel Program = convolutionalProgram();
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  std::vector<TrialRequest> Trials =
+      planTrials({"autocast-bf16"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].NotTried.empty());
+  EXPECT_EQ(Trials[0].Env, std::vector<std::string>{"SKYLINE_AUTOCAST=bf16"});
+  // The program autocasts already: nothing to try.
+  M.Runs[0].Autocast = true;
+  EXPECT_TRUE(planTrials({"autocast-bf16"}, Program, M, {2, 2}).empty());
+  // A CPU run: listed, with why, and nothing to run.
+  M = cpuMeasurement(2);
+  Trials = planTrials({"autocast-bf16"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].Env.empty());
+  EXPECT_NE(Trials[0].NotTried.find("the runs were on the CPU"),
+            std::string::npos);
+  // Layers without a matrix product (an embedding and a norm): nothing.
+  ProgramModel Lookup = programWithMain();
+  Lookup.Modules.resize(2);
+  Lookup.Modules[0].Type = "torch::nn::Embedding";
+  Lookup.Modules[1].Type = "torch::nn::LayerNorm";
+  M.Device = DeviceType::CUDA;
+  EXPECT_TRUE(planTrials({"autocast-bf16"}, Lookup, M, {2, 2}).empty());
+  Lookup.Modules[1].Type = "torch::nn::LSTM";
+  EXPECT_EQ(planTrials({"autocast-bf16"}, Lookup, M, {2, 2}).size(), 1u);
+}
+
+TEST(ExperimentsTest, TheAutocastFixItIncludesItsHeaderWhereMainLacksIt) {
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  M.Trials = {
+      {"autocast-bf16", "CUDA autocast to bfloat16", 1, 16, {3.0}, 3.0, 0, ""}};
+  ProgramModel Program = convolutionalProgram();
+  Program.Threads.IncludeAt = SourceSpan{"/src/train.cpp", 3, 1, 40, 0};
+  Program.Threads.MainIncludes = {"torch/torch.h", "iostream"};
+  std::vector<Finding> Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  ASSERT_EQ(Findings[0].Edits.size(), 2u);
+  EXPECT_EQ(Findings[0].At.Offset, 389u); // at main, not at the #include
+  EXPECT_EQ(Findings[0].Edits[0].Text,
+            "\n    at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);"
+            "\n    at::autocast::set_autocast_cache_enabled(false);"
+            "\n    at::autocast::set_autocast_enabled(at::kCUDA, true);");
+  EXPECT_EQ(Findings[0].Edits[1].Range.Offset, 40u);
+  EXPECT_EQ(Findings[0].Edits[1].Text, "#include <ATen/autocast_mode.h>\n");
+  // Included already: the calls alone.
+  Program.Threads.MainIncludes.push_back("ATen/autocast_mode.h");
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings[0].Edits.size(), 1u);
+  // No #include before main to put it after: no fix-it that would not
+  // compile, the finding all the same.
+  Program.Threads.MainIncludes.clear();
+  Program.Threads.IncludeAt.reset();
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  EXPECT_TRUE(Findings[0].Edits.empty());
 }
 
 } // namespace

@@ -59,6 +59,8 @@ ProgramModel sampleModel() {
   Model.Threads.Calls.push_back({"/src/train.cpp", 25, 26, 600, 1});
   Model.Threads.MainStart = SourceSpan{"/src/train.cpp", 24, 13, 570, 0};
   Model.Threads.MainIndent = "\t";
+  Model.Threads.IncludeAt = SourceSpan{"/src/train.cpp", 3, 1, 44, 0};
+  Model.Threads.MainIncludes = {"torch/torch.h", "model.h"};
   DataLoaderSite Loader;
   Loader.Call = {"/src/train.cpp", 40, 17, 800, 5};
   Loader.Dataset = {"/src/train.cpp", 40, 47, 830, 20};
@@ -127,6 +129,11 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->Threads.MainStart->Offset, 570u);
   EXPECT_EQ(Read->Threads.MainStart->Length, 0u);
   EXPECT_EQ(Read->Threads.MainIndent, "\t");
+  ASSERT_TRUE(Read->Threads.IncludeAt);
+  EXPECT_EQ(Read->Threads.IncludeAt->Offset, 44u);
+  EXPECT_EQ(Read->Threads.IncludeAt->Line, 3u);
+  EXPECT_EQ(Read->Threads.MainIncludes,
+            (std::vector<std::string>{"torch/torch.h", "model.h"}));
   ASSERT_EQ(Read->Loaders.size(), 2u);
   EXPECT_TRUE(Read->Loaders[0].Training);
   ASSERT_TRUE(Read->Loaders[0].Workers);

@@ -319,6 +319,21 @@ TEST(RuntimeRunTest, EnvironmentIsRecorded) {
       << R.Result;
 }
 
+TEST(RuntimeRunTest, TheProgramsOwnAutocastIsRecordedNotTheTrials) {
+  // The autocast-bf16 trial's setting is CUDA's: on a CPU run it casts
+  // nothing, the program trains, and the result keeps the program's own
+  // setting (off), which is what the experiment's plan reads.
+  ProgramRun Plain = runProgram("SKYLINE_RESULT=x SKYLINE_ITERATIONS=2");
+  ProgramRun Trial =
+      runProgram("SKYLINE_RESULT=x SKYLINE_ITERATIONS=2 SKYLINE_AUTOCAST=bf16");
+  for (const ProgramRun *R : {&Plain, &Trial}) {
+    ASSERT_EQ(R->ExitCode, 0) << R->Output;
+    EXPECT_NE(R->Result.find("\nautocast: false\n"), std::string::npos)
+        << R->Result;
+    EXPECT_EQ(field(R->Result, "iterations"), 2) << R->Result;
+  }
+}
+
 TEST(RuntimeRunTest, Summary) {
   skyline::rt::Summary S = skyline::rt::summarize({4, 1, 3, 2});
   EXPECT_DOUBLE_EQ(S.Median, 2.5);

@@ -42,6 +42,9 @@ inline constexpr char LoaderWorkers[] = "SKYLINE_LOADER_WORKERS";
 /// The cuDNN benchmark experiment's trial ("1"): cuDNN's benchmark mode
 /// turned on at the first iteration, after the program's own setting.
 inline constexpr char CudnnBenchmark[] = "SKYLINE_CUDNN_BENCHMARK";
+/// The autocast experiment's trial ("bf16"): CUDA autocast to bfloat16
+/// turned on at the first iteration, on the thread that trains.
+inline constexpr char Autocast[] = "SKYLINE_AUTOCAST";
 /// The no-grad evaluation experiment's trial ("1"): the training loops are
 /// skipped, and the evaluation loops' passes are timed, alternately without
 /// and with the guard.
@@ -269,6 +272,8 @@ inline constexpr char Bytes[] = "bytes";
 /// Whether the program had cuDNN's benchmark mode on at its first
 /// iteration (before a trial's setting).
 inline constexpr char CudnnBenchmark[] = "cudnn_benchmark";
+/// Whether the program had CUDA autocast on at its first iteration.
+inline constexpr char Autocast[] = "autocast";
 /// An evaluation trial's passes: {unguarded_ms: [..], guarded_ms: [..],
 /// unguarded_peak_bytes, guarded_peak_bytes}.
 inline constexpr char Evaluation[] = "evaluation";

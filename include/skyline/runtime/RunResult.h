@@ -141,6 +141,8 @@ struct RunResult {
   int Threads = 0; // intra-op threads
   /// cuDNN's benchmark mode as the program set it, at its first iteration.
   bool CudnnBenchmark = false;
+  /// CUDA autocast as the program set it, at its first iteration.
+  bool Autocast = false;
   std::string DeviceType = "cpu";
   std::string DeviceName;
   /// What the run saw of CUDA (CudaSupport.cpp).
