@@ -650,6 +650,11 @@ void findCalls(const TUContext &TU, ModuleFindings &Out) {
       cxxMemberCallExpr(callee(cxxMethodDecl(hasName("forward")))).bind("n");
   for (const auto *Call : TU.findAll<CXXMemberCallExpr>(Forward)) {
     const Expr *Object = Call->getImplicitObjectArgument();
+    // A module's forward calling another overload of its own (`return
+    // forward(x, initHidden())`) is part of its own call, not another
+    // module's.
+    if (isa<CXXThisExpr>(Object->IgnoreParenImpCasts()))
+      continue;
     QualType Type = Object->getType();
     if (Type->isPointerType())
       Type = Type->getPointeeType();

@@ -463,6 +463,13 @@ struct TrackedOptimizers {
   size_t Count = 0;
 } Optimizers;
 
+/// Optimizers held through pointers, read at each step (Runtime.h).
+struct OptimizerHolderList {
+  using Getter = const torch::optim::Optimizer *(*)(const void *);
+  std::array<std::pair<const void *, Getter>, 8> List{};
+  size_t Count = 0;
+} OptimizerHolders;
+
 std::vector<at::Tensor> optimizerParameters() {
   std::vector<at::Tensor> Parameters;
   for (size_t I = 0; I < Optimizers.Count; ++I)
@@ -1215,9 +1222,26 @@ void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {
     Optimizers.List[Optimizers.Count++] = &Optimizer;
 }
 
+void track_optimizer_holder(
+    const void *Holder,
+    const torch::optim::Optimizer *(*Get)(const void *)) noexcept {
+  if (!config().Hooks)
+    return;
+  for (size_t I = 0; I < OptimizerHolders.Count; ++I)
+    if (OptimizerHolders.List[I].first == Holder)
+      return;
+  if (OptimizerHolders.Count < OptimizerHolders.List.size())
+    OptimizerHolders.List[OptimizerHolders.Count++] = {Holder, Get};
+}
+
 void optimizer_phase_begin() noexcept {
   if (!config().Hooks)
     return;
+  // A held optimizer is made by now, where the program steps it.
+  for (size_t I = 0; I < OptimizerHolders.Count; ++I)
+    if (const torch::optim::Optimizer *Held =
+            OptimizerHolders.List[I].second(OptimizerHolders.List[I].first))
+      track_optimizer(*Held);
   InOptimizerStep.store(true, std::memory_order_relaxed);
   switchPhase(Phase::Optimizer);
 }

@@ -154,6 +154,20 @@ TEST(RuntimeRunTest, BreakdownToTheByteAndAddsUp) {
   EXPECT_GT(std::stod(Split[4]), 0.0) << "optimizer";
 }
 
+TEST(RuntimeRunTest, AnOptimizerHeldByAPointerMadeLaterIsTracked) {
+  // std::unique_ptr<Optimizer>, null where it is tracked: read at each
+  // step, its Adam state is optimizer state to the byte, as above.
+  ProgramRun R =
+      runProgram("SKYLINE_RESULT=x SKYLINE_BATCH_SIZE=64 SKYLINE_ITERATIONS=4",
+                 "held-optimizer");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  const long long Weights = (256 * 512 + 512 + 512 * 256 + 256) * 4;
+  EXPECT_EQ(memory(R.Result, "weights"), Weights) << R.Result;
+  EXPECT_EQ(memory(R.Result, "gradients"), Weights) << R.Result;
+  EXPECT_EQ(memory(R.Result, "optimizer_state"), 2 * Weights) << R.Result;
+  EXPECT_EQ(sumOfKinds(R.Result), field(R.Result, "peak_bytes")) << R.Result;
+}
+
 // What the statements before the loop made is theirs, to the byte: the
 // dataset's 1000 x 1000 floats are statement 0's; the model's statement
 // made only weights, which stay the weights kind (not counted twice), and

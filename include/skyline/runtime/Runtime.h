@@ -320,6 +320,27 @@ decltype(auto) scoped(int ScopeId, const Callee &Module, Callable &&Call) {
 /// and its state as optimizer state in the run's memory breakdown.
 void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept;
 
+/// An optimizer read through Holder at each step, where Get gives it (null
+/// while there is none): track_optimizer of a pointer.
+void track_optimizer_holder(
+    const void *Holder,
+    const torch::optim::Optimizer *(*Get)(const void *)) noexcept;
+
+/// The same for an optimizer held through a pointer (std::unique_ptr,
+/// std::shared_ptr, a raw pointer), which may still be null where it is
+/// declared and be made later (`std::unique_ptr<Optimizer> opt;` then
+/// `opt = std::make_unique<torch::optim::Adam>(...)`): the holder is read at
+/// each step, not here.
+template <typename Pointer,
+          typename = decltype(&*std::declval<const Pointer &>())>
+void track_optimizer(const Pointer &Held) noexcept {
+  track_optimizer_holder(
+      &Held, [](const void *Holder) -> const torch::optim::Optimizer * {
+        const Pointer &P = *static_cast<const Pointer *>(Holder);
+        return P ? &*P : nullptr;
+      });
+}
+
 void optimizer_phase_begin() noexcept;
 void optimizer_phase_end() noexcept;
 

@@ -66,6 +66,28 @@ int trainSequential(int Steps) {
   return 0;
 }
 
+/// trainSequential's model and Adam, the optimizer held by a pointer that
+/// is null where it is declared (and tracked), made after.
+int trainHeldOptimizer(int Steps) {
+  torch::nn::Sequential model(torch::nn::Linear(256, 512), torch::nn::ReLU(),
+                              torch::nn::Linear(512, 256));
+  std::unique_ptr<torch::optim::Optimizer> optimizer;
+  skyline::rt::track_optimizer(optimizer);
+  optimizer = std::make_unique<torch::optim::Adam>(
+      model->parameters(), torch::optim::AdamOptions(1e-3));
+  for (int step = 0; step < Steps; ++step) {
+    skyline::rt::iteration_begin();
+    auto x = torch::randn({batchSize(), 256});
+    auto y = skyline::rt::scoped(
+        0, [&]() -> decltype(auto) { return model->forward(x); });
+    optimizer->zero_grad();
+    y.pow(2).mean().backward();
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer->step(); });
+  }
+  return 0;
+}
+
 struct NetImpl : torch::nn::Module {
   NetImpl()
       : big(register_module("big", torch::nn::Linear(1024, 1024))),
@@ -251,6 +273,10 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "setup") == 0) {
     trainWithSetup();
     std::printf("loop ended\n");
+    return 3;
+  }
+  if (argc > 1 && std::strcmp(argv[1], "held-optimizer") == 0) {
+    trainHeldOptimizer(40);
     return 3;
   }
   if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
