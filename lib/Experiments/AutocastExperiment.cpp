@@ -87,14 +87,7 @@ public:
 
   /// A note (not tried, no clear effect) points at the first such layer.
   std::optional<SourceSpan> place(const ProgramModel &Program) const override {
-    const ModuleSite *Layer = firstAutocastLayer(Program);
-    if (!Layer || Layer->File.empty())
-      return std::nullopt;
-    SourceSpan At;
-    At.File = Layer->File;
-    At.Line = Layer->Line;
-    At.Column = Layer->Column;
-    return At;
+    return constructionOf(firstAutocastLayer(Program));
   }
 
   /// The runtime's calls (Runtime.cpp's enableAutocastBf16), at the start
@@ -103,19 +96,14 @@ public:
   std::vector<TextEdit> fixIt(const ProgramModel &Program,
                               const TrialRun &) const override {
     const ThreadSettings &Main = Program.Threads;
-    if (!Main.MainStart)
-      return {};
     bool Included = llvm::is_contained(Main.MainIncludes, AutocastHeader);
-    if (!Included && !Main.IncludeAt)
+    std::optional<TextEdit> Calls = atMainStart(
+        Main, {"at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);",
+               "at::autocast::set_autocast_cache_enabled(false);",
+               "at::autocast::set_autocast_enabled(at::kCUDA, true);"});
+    if (!Calls || (!Included && !Main.IncludeAt))
       return {};
-    static constexpr llvm::StringLiteral Calls[] = {
-        "at::autocast::set_autocast_dtype(at::kCUDA, at::kBFloat16);",
-        "at::autocast::set_autocast_cache_enabled(false);",
-        "at::autocast::set_autocast_enabled(at::kCUDA, true);"};
-    std::string Text;
-    for (llvm::StringRef Call : Calls)
-      Text += "\n" + Main.MainIndent + Call.str();
-    std::vector<TextEdit> Edits = {{*Main.MainStart, Text}};
+    std::vector<TextEdit> Edits = {*Calls};
     if (!Included)
       Edits.push_back(
           {*Main.IncludeAt, "#include <" + AutocastHeader.str() + ">\n"});

@@ -73,23 +73,15 @@ public:
 
   /// A note (not tried, no clear effect) points at the first convolution.
   std::optional<SourceSpan> place(const ProgramModel &Program) const override {
-    const ModuleSite *Conv = firstConvolution(Program);
-    if (!Conv || Conv->File.empty())
-      return std::nullopt;
-    SourceSpan At;
-    At.File = Conv->File;
-    At.Line = Conv->Line;
-    At.Column = Conv->Column;
-    return At;
+    return constructionOf(firstConvolution(Program));
   }
 
   std::vector<TextEdit> fixIt(const ProgramModel &Program,
                               const TrialRun &) const override {
-    if (!Program.Threads.MainStart)
-      return {};
-    return {{*Program.Threads.MainStart,
-             "\n" + Program.Threads.MainIndent +
-                 "at::globalContext().setBenchmarkCuDNN(true);"}};
+    if (auto Edit = atMainStart(
+            Program.Threads, {"at::globalContext().setBenchmarkCuDNN(true);"}))
+      return {*Edit};
+    return {};
   }
 };
 

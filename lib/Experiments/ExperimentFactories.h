@@ -4,12 +4,25 @@
 
 #include "skyline/Experiments.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
 #include <memory>
+#include <optional>
 
 namespace skyline {
 
 #define SKYLINE_EXPERIMENT(Name) std::unique_ptr<Experiment> create##Name();
 #include "Experiments.def"
+
+/// Where a note about Module points: its construction; none without one
+/// (no module, or none seen in a file).
+std::optional<SourceSpan> constructionOf(const ModuleSite *Module);
+
+/// Statements on lines of their own at the start of main, at its first
+/// statement's indentation; none where no source here defines main.
+std::optional<TextEdit> atMainStart(const ThreadSettings &Main,
+                                    llvm::ArrayRef<llvm::StringRef> Statements);
 
 } // namespace skyline
 

@@ -123,6 +123,26 @@ trialPlanner(std::vector<std::string> Selected, ProgramModel Program) {
   };
 }
 
+std::optional<SourceSpan> constructionOf(const ModuleSite *Module) {
+  if (!Module || Module->File.empty())
+    return std::nullopt;
+  SourceSpan At;
+  At.File = Module->File;
+  At.Line = Module->Line;
+  At.Column = Module->Column;
+  return At;
+}
+
+std::optional<TextEdit> atMainStart(const ThreadSettings &Main,
+                                    llvm::ArrayRef<llvm::StringRef> Statements) {
+  if (!Main.MainStart)
+    return std::nullopt;
+  std::string Text;
+  for (llvm::StringRef Statement : Statements)
+    Text += "\n" + Main.MainIndent + Statement.str();
+  return TextEdit{*Main.MainStart, Text};
+}
+
 const MeasuredRun *trialBaseline(const Measurement &M, const TrialRun &Trial) {
   for (const MeasuredRun &Run : M.Runs)
     if (Run.BatchSize == Trial.BatchSize && !Run.OutOfMemory &&

@@ -71,10 +71,11 @@ std::vector<TextEdit> intraOpThreadEdits(const ProgramModel &Program,
   std::vector<TextEdit> Edits;
   for (const SourceSpan &Argument : Program.Threads.Calls)
     Edits.push_back({Argument, Text});
-  if (Edits.empty() && Program.Threads.MainStart)
-    Edits.push_back({*Program.Threads.MainStart,
-                     "\n" + Program.Threads.MainIndent +
-                         "torch::set_num_threads(" + Text + ");"});
+  if (!Edits.empty())
+    return Edits;
+  std::string Call = "torch::set_num_threads(" + Text + ");";
+  if (auto Edit = atMainStart(Program.Threads, {Call}))
+    Edits.push_back(*Edit);
   return Edits;
 }
 

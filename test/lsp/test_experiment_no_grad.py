@@ -55,6 +55,16 @@ async def open_and_wait(client, workspace):
     return client.diagnostics[path.as_uri()]
 
 
+async def fixes_at_the_loop(client, workspace, found):
+    """The code actions with an edit at the test loop's `{` (28:38)."""
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(workspace),
+            range=types.Range(types.Position(28, 38), types.Position(28, 38)),
+            context=types.CodeActionContext(diagnostics=found)))
+    return [a for a in actions if getattr(a, "edit", None)]
+
+
 async def test_the_guard_is_the_quickfix_and_says_the_memory(client, workspace):
     diagnostics = await open_and_wait(client, workspace)
     found = [d for d in diagnostics
@@ -64,12 +74,7 @@ async def test_the_guard_is_the_quickfix_and_says_the_memory(client, workspace):
     assert found[0].message.endswith(
         "held at most 12.0 MiB against 30.0 MiB (-60.0%): less memory, and "
         "no clear effect on time")
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=doc(workspace),
-            range=types.Range(types.Position(28, 38), types.Position(28, 38)),
-            context=types.CodeActionContext(diagnostics=found)))
-    fixes = [a for a in actions if getattr(a, "edit", None)]
+    fixes = await fixes_at_the_loop(client, workspace, found)
     assert [a.title for a in fixes] == [
         "Apply experiment no-grad-eval: -60% peak memory, +0.0% throughput "
         "measured (-13% to 15%)"]
@@ -112,12 +117,7 @@ async def test_a_trade_of_time_for_memory_is_offered_not_preferred(
     assert found[0].message.endswith(
         "less memory, but slower beyond the passes' noise: a trade of time "
         "for memory")
-    actions = await client.text_document_code_action_async(
-        types.CodeActionParams(
-            text_document=doc(workspace),
-            range=types.Range(types.Position(28, 38), types.Position(28, 38)),
-            context=types.CodeActionContext(diagnostics=found)))
-    fixes = [a for a in actions if getattr(a, "edit", None)]
+    fixes = await fixes_at_the_loop(client, workspace, found)
     assert [a.title for a in fixes] == [
         "Apply experiment no-grad-eval: -60% peak memory, -9.0% throughput "
         "measured (-10% to -7.5%)"]
