@@ -53,6 +53,7 @@ if os.path.exists("/usr/bin/clang-apply-replacements-19"):
 # Debian's packages), and says why it cannot otherwise; those tests then
 # report as unsupported. They share the cluster, one at a time.
 lit_config.parallelism_groups["slurm"] = 1
+lit_config.parallelism_groups["timing"] = 1
 slurm_local = os.path.join(config.skyline_src_root, "utils", "slurm-local")
 started = subprocess.run([slurm_local, "start"], capture_output=True, text=True)
 if started.returncode == 0:
