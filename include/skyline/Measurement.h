@@ -109,6 +109,9 @@ struct MeasuredRun {
   int64_t ObservedBatchSize = 0;
   int ObservedScope = -1;
   bool OutOfMemory = false;
+  /// Out of memory before the training loop's first iteration began (a
+  /// result's iterations_reached 0): what runs before the loop took it.
+  bool OutOfMemoryBeforeLoop = false;
   /// Iterations, IterationMs and Throughput are the fastest timing run's
   /// (the only run in an older result).
   unsigned Iterations = 0;
@@ -181,6 +184,9 @@ struct MeasuredRun {
   bool CudnnBenchmark = false;
   /// CUDA autocast as the program set it (the result's).
   bool Autocast = false;
+  /// Why a trial's setting changed nothing in this run (the result's);
+  /// empty where it applied.
+  std::string TrialNotApplied;
   /// On CUDA: the device memory the program could hold (free plus the
   /// caching allocator's own); 0 on the CPU.
   int64_t DeviceCapacityBytes = 0;

@@ -143,6 +143,14 @@ struct OptimizerSite {
   /// The learning-rate literal when the options name one (SGDOptions(0.01)).
   std::optional<SourceSpan> LearningRate;
   std::string LearningRateText;
+  /// Just past the `;` of a local declaration, for a statement written
+  /// after it at Indent (the whitespace before the declaration, where it
+  /// starts its line).
+  std::optional<SourceSpan> AfterDeclaration;
+  std::string Indent;
+  /// Held through a pointer (`std::unique_ptr<Optimizer>`, `Adam *`): used
+  /// as `name->`.
+  bool ThroughPointer = false;
 };
 
 struct CallSite {

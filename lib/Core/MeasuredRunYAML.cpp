@@ -149,6 +149,7 @@ void readResultProgress(const YamlFields &Root, MeasuredRun &Run) {
   Run.IterationsAsked = Root.get<unsigned>(key::IterationsAsked);
   Run.MinIterations = Root.get<unsigned>(key::MinIterations);
   Run.IterationsReached = Root.get<unsigned>(key::IterationsReached);
+  Run.OutOfMemoryBeforeLoop = Run.OutOfMemory && Run.IterationsReached == 0;
   Run.EpochEndIterations = Root.get<unsigned>(key::EpochEndIterations);
   Run.EveryIterationAnEpoch = Root.get<bool>(key::EveryIterationAnEpoch);
   Run.EpochIterations = Root.get<unsigned>(key::EpochIterations);
@@ -182,6 +183,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   Run.Threads = Root.number<int>(key::Threads, Least::Zero);
   Run.CudnnBenchmark = Root.get<bool>(key::CudnnBenchmark);
   Run.Autocast = Root.get<bool>(key::Autocast);
+  Run.TrialNotApplied = Root.get<std::string>(key::TrialNotApplied);
   YamlFields Device = Root.sub(key::Device);
   Run.Device = optionalName<DeviceType>(Device, key::Type);
   Run.DeviceName = Device.get<std::string>(key::Name);
@@ -301,6 +303,8 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   Run.ObservedBatchSize =
       Node.number<int64_t>(key::ObservedBatchSize, Least::Zero);
   Run.OutOfMemory = Node.get<bool>(key::OutOfMemory);
+  Run.OutOfMemoryBeforeLoop =
+      Run.OutOfMemory && Node.get<bool>(key::OutOfMemoryBeforeLoop);
   Run.Iterations = Node.get<unsigned>(key::Iterations);
   readReportTimes(Node, Run);
   readPeakBytes(Node, Run);
@@ -338,6 +342,8 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
   Out << YAML::BeginMap;
   Out << YAML::Key << key::BatchSize << YAML::Value << Run.BatchSize;
   Out << YAML::Key << key::OutOfMemory << YAML::Value << Run.OutOfMemory;
+  if (Run.OutOfMemoryBeforeLoop)
+    Out << YAML::Key << key::OutOfMemoryBeforeLoop << YAML::Value << true;
   Out << YAML::Key << key::Iterations << YAML::Value << Run.Iterations;
   Out << YAML::Key << key::IterationMs << YAML::Value << YAML::Flow
       << YAML::BeginMap << YAML::Key << key::Median << YAML::Value

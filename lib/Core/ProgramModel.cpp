@@ -123,6 +123,8 @@ void rewritePaths(ProgramModel &Model,
       Fix(Opt.File);
       if (Opt.LearningRate)
         Fix(Opt.LearningRate->File);
+      if (Opt.AfterDeclaration)
+        Fix(Opt.AfterDeclaration->File);
     }
     for (auto *Calls :
          {&Loop.ZeroGradCalls, &Loop.BackwardCalls, &Loop.StepCalls})

@@ -5,6 +5,7 @@
 #include "skyline/InputFile.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -103,6 +104,16 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
     Out << YAML::Key << "file" << YAML::Value << Opt.File;
     Out << YAML::Key << "line" << YAML::Value << Opt.Line;
     Out << YAML::Key << "declaration_end" << YAML::Value << Opt.DeclarationEnd;
+    if (Opt.AfterDeclaration) {
+      Out << YAML::Key << "after_declaration" << YAML::Value << YAML::Flow
+          << YAML::BeginMap;
+      emitSpanFields(Out, *Opt.AfterDeclaration);
+      Out << YAML::EndMap;
+      Out << YAML::Key << "indent" << YAML::Value << YAML::DoubleQuoted
+          << Opt.Indent;
+    }
+    if (Opt.ThroughPointer)
+      Out << YAML::Key << "through_pointer" << YAML::Value << true;
     if (Opt.LearningRate) {
       Out << YAML::Key << "learning_rate" << YAML::Value << YAML::BeginMap;
       Out << YAML::Key << "text" << YAML::Value << Opt.LearningRateText;
@@ -210,13 +221,16 @@ TrainingLoop readLoop(const YAML::Node &Node) {
   Loop.LoopOffset = get<unsigned>(Node, "loop_offset", 0);
   Loop.LoopLength = get<unsigned>(Node, "loop_length", 0);
   for (const YAML::Node &Opt : Node["optimizers"]) {
-    OptimizerSite Site{get<std::string>(Opt, "name"),
-                       get<std::string>(Opt, "type"),
-                       get<std::string>(Opt, "file"),
-                       get<unsigned>(Opt, "line"),
-                       get<unsigned>(Opt, "declaration_end"),
-                       std::nullopt,
-                       ""};
+    OptimizerSite Site;
+    Site.Name = get<std::string>(Opt, "name");
+    Site.Type = get<std::string>(Opt, "type");
+    Site.File = get<std::string>(Opt, "file");
+    Site.Line = get<unsigned>(Opt, "line");
+    Site.DeclarationEnd = get<unsigned>(Opt, "declaration_end");
+    if (const YAML::Node After = Opt["after_declaration"])
+      Site.AfterDeclaration = readSpan(After);
+    Site.Indent = get<std::string>(Opt, "indent", "");
+    Site.ThroughPointer = get<bool>(Opt, "through_pointer", false);
     if (const YAML::Node Rate = Opt["learning_rate"]) {
       Site.LearningRate = readSpan(Rate);
       Site.LearningRateText = get<std::string>(Rate, "text");
@@ -428,6 +442,13 @@ std::optional<ProgramModel> programModelFromYAML(const std::string &Text,
 
 namespace {
 
+/// A C++ name as a fix-it may write it: letters, digits and `_`.
+bool isIdentifier(llvm::StringRef Name) {
+  return !Name.empty() && !llvm::isDigit(Name.front()) &&
+         llvm::all_of(Name,
+                      [](char C) { return llvm::isAlnum(C) || C == '_'; });
+}
+
 /// What reading cannot see: values a hand-edited or hostile model holds
 /// that no front end writes. Empty when every value is possible.
 std::string impossibleValue(const ProgramModel &Model) {
@@ -467,6 +488,14 @@ std::string impossibleValue(const ProgramModel &Model) {
   // It goes into a fix-it as it is: blanks only, no code.
   if (Model.Threads.MainIndent.find_first_not_of(" \t") != std::string::npos)
     return "thread_settings.main_indent holds more than spaces and tabs";
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    for (const OptimizerSite &Opt : Loop.Optimizers) {
+      if (Opt.Indent.find_first_not_of(" \t") != std::string::npos)
+        return "the indent of optimizer '" + Opt.Name +
+               "' holds more than spaces and tabs";
+      if (Opt.AfterDeclaration && !isIdentifier(Opt.Name))
+        return "optimizer name '" + Opt.Name + "' is not an identifier";
+    }
   for (const auto &[File, Digest] : Model.FileSha256)
     if (Digest.size() != 64 ||
         Digest.find_first_not_of("0123456789abcdef") != std::string::npos)

@@ -335,4 +335,19 @@ std::string repeatableText(const TUContext &TU, const Expr *Object) {
   return Text.find('\n') == std::string::npos ? Text : "";
 }
 
+/// The whitespace before Loc on its line; none where text comes first.
+std::optional<std::string> lineIndent(const TUContext &TU,
+                                      clang::SourceLocation Loc) {
+  Loc = TU.SM.getExpansionLoc(Loc);
+  llvm::StringRef Buffer = TU.SM.getBufferData(TU.SM.getFileID(Loc));
+  unsigned Offset = TU.SM.getFileOffset(Loc);
+  unsigned Start = Offset;
+  while (Start > 0 && Buffer[Start - 1] != '\n')
+    --Start;
+  llvm::StringRef Before = Buffer.slice(Start, Offset);
+  if (Before.find_first_not_of(" \t") != llvm::StringRef::npos)
+    return std::nullopt;
+  return Before.str();
+}
+
 } // namespace skyline::frontend

@@ -16,6 +16,7 @@
 #include "clang/AST/Stmt.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -117,6 +118,10 @@ bool isSideEffectFree(const clang::Expr *E);
 /// harmless, E comes from a macro, or its text spans lines (a rewrite never
 /// adds a line, so line numbers stay the original's).
 std::string repeatableText(const TUContext &TU, const clang::Expr *E);
+
+/// The whitespace before Loc on its line; none where text comes first.
+std::optional<std::string> lineIndent(const TUContext &TU,
+                                      clang::SourceLocation Loc);
 
 } // namespace skyline::frontend
 

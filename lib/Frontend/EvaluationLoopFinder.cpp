@@ -178,21 +178,6 @@ bool runsInside(const TUContext &TU, const Stmt *Inner, const Stmt *Outer) {
   return Called.contains(F->getDefinition());
 }
 
-/// The whitespace before Loc on its line; none where text comes first.
-std::optional<std::string> lineIndent(const TUContext &TU,
-                                      SourceLocation Loc) {
-  Loc = TU.SM.getExpansionLoc(Loc);
-  llvm::StringRef Buffer = TU.SM.getBufferData(TU.SM.getFileID(Loc));
-  unsigned Offset = TU.SM.getFileOffset(Loc);
-  unsigned Start = Offset;
-  while (Start > 0 && Buffer[Start - 1] != '\n')
-    --Start;
-  llvm::StringRef Before = Buffer.slice(Start, Offset);
-  if (Before.find_first_not_of(" \t") != llvm::StringRef::npos)
-    return std::nullopt;
-  return Before.str();
-}
-
 /// The whitespace before the body's first statement on its line; the
 /// loop's own and two spaces where the body is empty or shares a line.
 std::string indentOf(const TUContext &TU, const Stmt *Loop, const Stmt *Body) {

@@ -188,6 +188,9 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
   Site.Type = optimizerType(Var->getType(), Var->getInit());
   Site.File = TU.fileOf(Var->getLocation());
   Site.Line = TU.lineOf(Var->getLocation());
+  Site.ThroughPointer =
+      !derivesFrom(recordOf(Var->getType().getNonReferenceType()),
+                   "torch::optim::Optimizer");
   findLearningRate(TU, Var->getInit(), Site);
   auto Parents = TU.Ctx.getParents(*Var);
   if (!Parents.empty())
@@ -195,6 +198,17 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
         Declaration && !Declaration->getEndLoc().isMacroID()) {
       SourceSpan Semicolon = TU.tokenSpan(Declaration->getEndLoc());
       Site.DeclarationEnd = Semicolon.Offset + Semicolon.Length;
+      SourceSpan After = Semicolon;
+      After.Offset += Semicolon.Length;
+      After.Column += Semicolon.Length;
+      After.Length = 0;
+      // A statement after it on a line of its own needs the declaration to
+      // start its line.
+      if (std::optional<std::string> Indent =
+              lineIndent(TU, Declaration->getBeginLoc())) {
+        Site.AfterDeclaration = After;
+        Site.Indent = *Indent;
+      }
     }
   return Site;
 }

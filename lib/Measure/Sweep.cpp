@@ -103,6 +103,19 @@ std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
          "left out and the sweep stays below it";
 }
 
+/// A run out of memory before its training loop's first iteration: what
+/// the program does before the loop (its data read, its model built) took
+/// the memory, whatever the batch size.
+std::string outOfMemoryBeforeTheLoop(const MeasuredRun &Run) {
+  return runName(RunMode::Timing, Run.BatchSize) +
+         " ran out of memory before its training loop's first iteration: "
+         "what the program does before the loop (reading its data, building "
+         "its model) took the memory, not batches of that size, so no batch "
+         "size can be measured; look at what runs before the loop (a reader "
+         "that does not stop at a file that did not open?) or raise "
+         "--memory-budget";
+}
+
 MeasuredRun merged(const SizeRuns &Size) {
   const MeasuredRun &Kept = Size.fastest();
   MeasuredRun Run = Size.Breakdown ? mergeRuns(Kept, *Size.Breakdown) : Kept;
@@ -429,6 +442,12 @@ llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
     BatchSize = Timing.BatchSize;
     Result.AtOwnBatchSize = true;
   }
+  // A run that ended before its loop saw a batch has none in its result:
+  // it ran at the size asked for.
+  if (!OwnSize && Timing.BatchSize == 0)
+    Timing.BatchSize = BatchSize;
+  if (Timing.OutOfMemoryBeforeLoop)
+    Result.Problems.push_back(outOfMemoryBeforeTheLoop(Timing));
   SizeRuns Size;
   Size.BatchSize = BatchSize;
   Size.Probed = Probed;
@@ -1098,8 +1117,12 @@ llvm::Error Sweep::runTrials() {
     Done.IntraOpThreads = Trial.IntraOpThreads;
     if (Trial.Paired) {
       takePairedTrial(*Run, Done);
-    } else if (Run->Run && !Run->Run->OutOfMemory &&
-               Run->Run->Iterations > 0) {
+    } else if (Run->Run && !Run->Run->TrialNotApplied.empty()) {
+      // Its time would be the baseline's again, read as "no clear effect".
+      Done.Problem = "its setting applied to nothing (" +
+                     Run->Run->TrialNotApplied + "); see its log " +
+                     Run->Run->Log;
+    } else if (Run->Run && !Run->Run->OutOfMemory && Run->Run->Iterations > 0) {
       Done.IterationMs = Run->Run->IterationMs.Median;
       Done.TimingRunMedians = {Done.IterationMs};
       Done.PeakBytes = Run->Run->PeakBytes;

@@ -209,6 +209,11 @@ void writeEnvironment(std::FILE *Out, const RunResult &R) {
   writeInteger(Out, key::Threads, R.Threads);
   writeBool(Out, key::CudnnBenchmark, R.CudnnBenchmark);
   writeBool(Out, key::Autocast, R.Autocast);
+  if (!R.TrialNotApplied.empty()) {
+    std::fprintf(Out, "%s: ", key::TrialNotApplied);
+    writeQuoted(Out, R.TrialNotApplied);
+    std::fprintf(Out, "\n");
+  }
   std::fprintf(Out, "%s: {%s: %s, %s: ", key::Device, key::Type,
                R.DeviceType.c_str(), key::Name);
   writeQuoted(Out, R.DeviceName);

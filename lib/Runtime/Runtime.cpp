@@ -89,6 +89,8 @@ struct Config {
   bool CudnnBenchmark = false;
   /// The autocast experiment's trial: CUDA autocast to bfloat16.
   bool AutocastBf16 = false;
+  /// The channels-last experiment's trial: 4-d weights made channels-last.
+  bool ChannelsLast = false;
   /// The no-grad evaluation experiment's trial: training skipped, the
   /// evaluation loops' passes timed.
   bool Evaluation = false;
@@ -133,6 +135,7 @@ Config readConfig() {
   C.CudnnBenchmark = envInteger(env::CudnnBenchmark, 0) > 0;
   const char *Autocast = std::getenv(env::Autocast);
   C.AutocastBf16 = Autocast && std::strcmp(Autocast, "bf16") == 0;
+  C.ChannelsLast = envInteger(env::ChannelsLast, 0) > 0;
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -182,6 +185,10 @@ struct IterationClock {
   bool ProgramCudnnBenchmark = false;
   /// Whether the program had CUDA autocast on (at the first iteration).
   bool ProgramAutocast = false;
+  /// The channels-last trial's outcome: the weights it converted, and
+  /// whether the program's were channels-last already.
+  int ChannelsLastWeights = 0;
+  bool ChannelsLastAlready = false;
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
@@ -470,6 +477,22 @@ struct OptimizerHolderList {
   size_t Count = 0;
 } OptimizerHolders;
 
+void trackOptimizer(const torch::optim::Optimizer &Optimizer) {
+  for (size_t I = 0; I < Optimizers.Count; ++I)
+    if (Optimizers.List[I] == &Optimizer)
+      return;
+  if (Optimizers.Count < Optimizers.List.size())
+    Optimizers.List[Optimizers.Count++] = &Optimizer;
+}
+
+/// The optimizers held through pointers that are made by now.
+void trackHeldOptimizers() {
+  for (size_t I = 0; I < OptimizerHolders.Count; ++I)
+    if (const torch::optim::Optimizer *Held =
+            OptimizerHolders.List[I].second(OptimizerHolders.List[I].first))
+      trackOptimizer(*Held);
+}
+
 std::vector<at::Tensor> optimizerParameters() {
   std::vector<at::Tensor> Parameters;
   for (size_t I = 0; I < Optimizers.Count; ++I)
@@ -627,6 +650,12 @@ void describeEnvironment(RunResult &R) {
   R.Threads = at::get_num_threads();
   R.CudnnBenchmark = Clock.ProgramCudnnBenchmark;
   R.Autocast = Clock.ProgramAutocast;
+  if (config().ChannelsLast && Clock.ChannelsLastWeights == 0)
+    R.TrialNotApplied =
+        Clock.ChannelsLastAlready
+            ? "the optimizers' 4-d parameters were channels-last already"
+            : "no optimizer with 4-d parameters (convolution weights) was "
+              "made by the second iteration";
   R.DeviceType = nameOf(DeviceType::CPU);
   R.DeviceName = cpuName();
   cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
@@ -1106,6 +1135,29 @@ void enableAutocastBf16() {
   at::autocast::set_autocast_enabled(at::kCUDA, true);
 }
 
+/// What the channels-last fix-it writes after the optimizer's declaration:
+/// each 4-d parameter (a convolution's weight) in channels-last order, in
+/// place, so the optimizer and the module keep the same tensor; the
+/// convolutions then run in that order (cuDNN follows the weight's). Tried
+/// at the first iteration and, for an optimizer first seen at its step (a
+/// class member), at the second. Nothing here runs after that.
+void channelsLastWeights() {
+  if (Clock.ChannelsLastWeights > 0)
+    return;
+  trackHeldOptimizers();
+  at::NoGradGuard NoGrad;
+  for (const at::Tensor &P : optimizerParameters()) {
+    if (!P.defined() || P.dim() != 4)
+      continue;
+    if (P.is_contiguous(at::MemoryFormat::ChannelsLast)) {
+      Clock.ChannelsLastAlready = true;
+      continue;
+    }
+    P.set_data(P.detach().contiguous(at::MemoryFormat::ChannelsLast));
+    ++Clock.ChannelsLastWeights;
+  }
+}
+
 } // namespace
 
 void iteration_begin() noexcept {
@@ -1127,6 +1179,8 @@ void iteration_begin() noexcept {
     if (C.AutocastBf16)
       enableAutocastBf16();
   }
+  if (Index < 2 && C.ChannelsLast)
+    channelsLastWeights();
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   restoreHostBudget();
   int64_t Now = nowNs();
@@ -1213,19 +1267,14 @@ void setup_statement(int StatementId) noexcept {
 }
 
 void track_optimizer(const torch::optim::Optimizer &Optimizer) noexcept {
-  if (!config().Hooks)
-    return;
-  for (size_t I = 0; I < Optimizers.Count; ++I)
-    if (Optimizers.List[I] == &Optimizer)
-      return;
-  if (Optimizers.Count < Optimizers.List.size())
-    Optimizers.List[Optimizers.Count++] = &Optimizer;
+  if (config().Hooks || config().ChannelsLast)
+    trackOptimizer(Optimizer);
 }
 
 void track_optimizer_holder(
     const void *Holder,
     const torch::optim::Optimizer *(*Get)(const void *)) noexcept {
-  if (!config().Hooks)
+  if (!config().Hooks && !config().ChannelsLast)
     return;
   for (size_t I = 0; I < OptimizerHolders.Count; ++I)
     if (OptimizerHolders.List[I].first == Holder)
@@ -1237,11 +1286,7 @@ void track_optimizer_holder(
 void optimizer_phase_begin() noexcept {
   if (!config().Hooks)
     return;
-  // A held optimizer is made by now, where the program steps it.
-  for (size_t I = 0; I < OptimizerHolders.Count; ++I)
-    if (const torch::optim::Optimizer *Held =
-            OptimizerHolders.List[I].second(OptimizerHolders.List[I].first))
-      track_optimizer(*Held);
+  trackHeldOptimizers(); // made by now, where the program steps them
   InOptimizerStep.store(true, std::memory_order_relaxed);
   switchPhase(Phase::Optimizer);
 }

@@ -16,9 +16,9 @@ using namespace skyline;
 namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
-  const std::vector<std::string> Every{"threads", "loader-workers",
-                                       "no-grad-eval", "cudnn-benchmark",
-                                       "autocast-bf16"};
+  const std::vector<std::string> Every{"threads",       "loader-workers",
+                                       "no-grad-eval",  "cudnn-benchmark",
+                                       "autocast-bf16", "channels-last"};
   EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
@@ -32,7 +32,7 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
             "are threads, loader-workers, no-grad-eval, cudnn-benchmark, "
-            "autocast-bf16 (or all, none, default)");
+            "autocast-bf16, channels-last (or all, none, default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -540,6 +540,79 @@ TEST(ExperimentsTest, TheAutocastFixItIncludesItsHeaderWhereMainLacksIt) {
   // compile, the finding all the same.
   Program.Threads.MainIncludes.clear();
   Program.Threads.IncludeAt.reset();
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  EXPECT_TRUE(Findings[0].Edits.empty());
+}
+
+TEST(ExperimentsTest, ChannelsLastIsTriedOnCudaForTwoDimensionalConvolutions) {
+  ProgramModel Program = convolutionalProgram();
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  std::vector<TrialRequest> Trials =
+      planTrials({"channels-last"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].NotTried.empty());
+  EXPECT_EQ(Trials[0].Env, std::vector<std::string>{"SKYLINE_CHANNELS_LAST=1"});
+  // A CPU run: listed, with why, and nothing to run.
+  M = cpuMeasurement(2);
+  Trials = planTrials({"channels-last"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].Env.empty());
+  EXPECT_NE(Trials[0].NotTried.find("the runs were on the CPU"),
+            std::string::npos);
+  // A 1-d convolution has no channels-last order: nothing.
+  M.Device = DeviceType::CUDA;
+  Program.Modules[0].Type = "torch::nn::Conv1d";
+  EXPECT_TRUE(planTrials({"channels-last"}, Program, M, {2, 2}).empty());
+  Program.Modules[0].Type = "torch::nn::ConvTranspose2d";
+  EXPECT_EQ(planTrials({"channels-last"}, Program, M, {2, 2}).size(), 1u);
+}
+
+TEST(ExperimentsTest, TheChannelsLastFixItFollowsTheOptimizersDeclaration) {
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  M.Trials = {{"channels-last",
+               "channels-last convolution weights",
+               1,
+               16,
+               {3.0},
+               3.0,
+               0,
+               ""}};
+  ProgramModel Program = convolutionalProgram();
+  TrainingLoop Loop;
+  OptimizerSite Optimizer;
+  Optimizer.Name = "optimizer";
+  Optimizer.AfterDeclaration = SourceSpan{"/src/train.cpp", 19, 80, 470, 0};
+  Optimizer.Indent = "    ";
+  Loop.Optimizers = {Optimizer};
+  Program.TrainingLoops = {Loop};
+  std::vector<Finding> Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Rule, "skyline-experiment-channels-last");
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  ASSERT_EQ(Findings[0].Edits.size(), 1u);
+  EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 470u);
+  EXPECT_EQ(Findings[0].Edits[0].Text,
+            "\n    for (auto &group : optimizer.param_groups())"
+            "\n      for (auto &parameter : group.params())"
+            "\n        if (parameter.dim() == 4)"
+            "\n          parameter.set_data(parameter.detach().contiguous("
+            "\n              torch::MemoryFormat::ChannelsLast));");
+  // Held through a pointer: through `->`.
+  Program.TrainingLoops[0].Optimizers[0].ThroughPointer = true;
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings[0].Edits.size(), 1u);
+  EXPECT_EQ(
+      llvm::StringRef(Findings[0].Edits[0].Text)
+          .starts_with("\n    for (auto &group : optimizer->param_groups())"),
+      true)
+      << Findings[0].Edits[0].Text;
+  // A class member's optimizer has no statement to follow: the finding,
+  // with no fix-it.
+  Program.TrainingLoops[0].Optimizers[0].AfterDeclaration.reset();
   Findings = experimentFindings(Program, M);
   ASSERT_EQ(Findings.size(), 1u);
   EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);

@@ -351,7 +351,8 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
            "data: 23456, temporaries: 0, untracked: 0}\n"
            "time_split_ms: {data: 0.1, forward: 1.0, backward: 1.2, optimizer: "
            "0.2, "
-           "other: 0.0}\n";
+           "other: 0.0}\n"
+           "trial_not_applied: \"no weight: \\\"none\\\"\"\n";
   }
   auto Run = readRunResult(Path);
   ASSERT_TRUE(bool(Run)) << llvm::toString(Run.takeError());
@@ -369,7 +370,25 @@ TEST(MeasureTest, ReadsTheRuntimesResult) {
   ASSERT_EQ(Run->Memory.size(), 7u);
   EXPECT_EQ(Run->Memory[0],
             (std::pair<MemoryKind, int64_t>(MemoryKind::Weights, 100000)));
+  EXPECT_EQ(Run->TrialNotApplied, "no weight: \"none\"");
   llvm::sys::fs::remove(Path);
+
+  // Out of memory with no loop body reached: before the loop.
+  for (const char *Reached : {"0", "3"}) {
+    ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("run", "yaml", FD, Path));
+    {
+      llvm::raw_fd_ostream Out(FD, true);
+      Out << "schema_version: 1\nbatch_size: 0\noom: true\niterations: 0\n"
+          << "iteration_ms: {median: 0, mean: 0, stddev: 0, min: 0, max: 0}\n"
+          << "throughput: 0\npeak_bytes: 67108864\n"
+          << "iterations_reached: " << Reached << "\n";
+    }
+    auto OutOfMemory = readRunResult(Path);
+    ASSERT_TRUE(bool(OutOfMemory)) << llvm::toString(OutOfMemory.takeError());
+    EXPECT_EQ(OutOfMemory->OutOfMemoryBeforeLoop,
+              llvm::StringRef(Reached) == "0");
+    llvm::sys::fs::remove(Path);
+  }
 
   auto Missing = readRunResult("/nonexistent/result.yaml");
   ASSERT_FALSE(bool(Missing));
@@ -730,6 +749,54 @@ TEST(MeasureTest, ARunThatTrainsAtAnotherSizeThanAskedIsMeasuredAtItsOwn) {
             "program does not take its batch size from the literal the runs "
             "set (is it given by an argument, --run-arg, or a "
             "configuration?); it is measured at its own size only");
+}
+
+TEST(MeasureTest, OutOfMemoryBeforeTheLoopIsNotTheBatchSizes) {
+  // The program's reader fills the memory before the loop starts: the
+  // runtime never saw a batch (batch size 0 in its result). The run is at
+  // the size asked for, and the answer says the loop never began.
+  ScriptedProgram Program("oom-before-loop");
+  Program.Options.MaxRuns = 4;
+  Program.Options.TimingRuns = 1;
+  auto BeforeTheLoop = [&](const RunRequest &Request, const Environment &Env) {
+    MeasuredRun Run = measured(Request, Env, 0, false, 0, true);
+    Run.BatchSize = 0;
+    Run.OutOfMemoryBeforeLoop = true; // as readRunResult finds it (below)
+    Run.OtherWorkCores = 0.9;
+    return Program.finished(Request, Run);
+  };
+  Program.write(BeforeTheLoop, BeforeTheLoop);
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  // Even the declared size does not fit: no smaller size is worth a run.
+  EXPECT_EQ(sizesOf(*M), std::vector<int64_t>({8}));
+  EXPECT_TRUE(M->Runs[0].OutOfMemory);
+  ASSERT_EQ(M->Problems.size(), 1u) << M->Problems.back();
+  EXPECT_EQ(M->Problems[0],
+            "the run at batch size 8 ran out of memory before its training "
+            "loop's first iteration: what the program does before the loop "
+            "(reading its data, building its model) took the memory, not "
+            "batches of that size, so no batch size can be measured; look at "
+            "what runs before the loop (a reader that does not stop at a file "
+            "that did not open?) or raise --memory-budget");
+  EXPECT_NE(Program.Progress.find("during the kept runs at batch size 8 ("),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("batch size 0"), std::string::npos)
+      << Program.Progress;
+
+  // Out of memory in the loop (its third iteration) is the batch size's.
+  ScriptedProgram InTheLoop("oom-in-loop");
+  InTheLoop.Options.MaxRuns = 1;
+  InTheLoop.Options.TimingRuns = 1;
+  auto AtTheThird = [&](const RunRequest &Request, const Environment &Env) {
+    return InTheLoop.finished(Request,
+                              measured(Request, Env, 0, false, 3, true));
+  };
+  InTheLoop.write(AtTheThird, AtTheThird);
+  auto Late = InTheLoop.measureFrom();
+  ASSERT_TRUE(bool(Late)) << llvm::toString(Late.takeError());
+  EXPECT_TRUE(Late->Problems.empty()) << Late->Problems.front();
 }
 
 TEST(MeasureTest, RunThatEndedEarlyIsKeptWithAWarning) {
@@ -2559,8 +2626,10 @@ TEST(MeasureTest, TrialsRunAtTheDeclaredSizeWithTheirSettingAfterTheSweep) {
         if (Request.Tag == "experiment-broken")
           return Program.crashed(Request, 11, "Segmentation fault\n");
         double Ms = Threads != Env.end() ? 1.5 : 2.0;
-        return Program.finished(
-            Request, measured(Request, Env, 8, false, 10, false, Ms), 1);
+        MeasuredRun Run = measured(Request, Env, 8, false, 10, false, Ms);
+        if (Request.Tag == "experiment-unapplied")
+          Run.TrialNotApplied = "no weight to change";
+        return Program.finished(Request, Run, 1);
       },
       everyRun(Program, 3, false, 5));
   unsigned Planned = 0;
@@ -2571,15 +2640,21 @@ TEST(MeasureTest, TrialsRunAtTheDeclaredSizeWithTheirSettingAfterTheSweep) {
                         {"SKYLINE_INTRA_OP_THREADS=1"}};
     TrialRequest Broken{"broken", "a setting that crashes", 3,
                         {"SKYLINE_INTRA_OP_THREADS=3"}};
-    return std::vector<TrialRequest>{Faster, Broken};
+    // Its run trains as the baseline did: its time is no effect of it.
+    TrialRequest Unapplied{"unapplied",
+                           "a setting with nothing to change",
+                           1,
+                           {"SKYLINE_INTRA_OP_THREADS=2"}};
+    return std::vector<TrialRequest>{Faster, Broken, Unapplied};
   };
   llvm::Expected<Measurement> M = Program.measureFrom();
   ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
   EXPECT_EQ(Planned, 1u);
   EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16}));
   EXPECT_EQ(TrialThreads, (std::vector<std::string>{"experiment-threads 1",
-                                                    "experiment-broken 3"}));
-  ASSERT_EQ(M->Trials.size(), 2u);
+                                                    "experiment-broken 3",
+                                                    "experiment-unapplied 2"}));
+  ASSERT_EQ(M->Trials.size(), 3u);
   const TrialRun &Ran = M->Trials[0];
   EXPECT_EQ(Ran.Experiment, "threads");
   EXPECT_EQ(Ran.BatchSize, 8);
@@ -2591,6 +2666,12 @@ TEST(MeasureTest, TrialsRunAtTheDeclaredSizeWithTheirSettingAfterTheSweep) {
   EXPECT_EQ(Failed.IterationMs, 0);
   EXPECT_NE(Failed.Problem.find("Segmentation fault"), std::string::npos)
       << Failed.Problem;
+  const TrialRun &Unapplied = M->Trials[2];
+  EXPECT_EQ(Unapplied.IterationMs, 0);
+  EXPECT_TRUE(llvm::StringRef(Unapplied.Problem)
+                  .starts_with("its setting applied to nothing (no weight to "
+                               "change); see its log "))
+      << Unapplied.Problem;
   EXPECT_NE(Program.Progress.find("skyline-check: trial of experiment threads "
                                   "(1 intra-op thread) at batch size 8..."),
             std::string::npos)

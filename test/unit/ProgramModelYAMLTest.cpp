@@ -48,6 +48,9 @@ ProgramModel sampleModel() {
                     950,
                     SourceSpan{"/src/train.cpp", 35, 60, 900, 4},
                     "0.01"};
+  Opt.AfterDeclaration = SourceSpan{"/src/train.cpp", 35, 78, 948, 0};
+  Opt.Indent = "  ";
+  Opt.ThroughPointer = true;
   Loop.Optimizers.push_back(Opt);
   Loop.BackwardCalls.push_back({"/src/train.cpp", 44, 5, 1000, 15});
   Loop.StepCalls.push_back({"/src/train.cpp", 45, 5, 1020, 16});
@@ -111,6 +114,12 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->OtherBatchSizes[0].ListInitType, "unsigned int");
   EXPECT_EQ(Read->Modules[1].Parent, "layer");
   EXPECT_EQ(Read->TrainingLoops[0].Optimizers[0].LearningRateText, "0.01");
+  const OptimizerSite &Optimizer = Read->TrainingLoops[0].Optimizers[0];
+  ASSERT_TRUE(Optimizer.AfterDeclaration);
+  EXPECT_EQ(Optimizer.AfterDeclaration->Offset, 948u);
+  EXPECT_EQ(Optimizer.AfterDeclaration->Column, 78u);
+  EXPECT_EQ(Optimizer.Indent, "  ");
+  EXPECT_TRUE(Optimizer.ThroughPointer);
   EXPECT_EQ(Read->TrainingLoops[0].LoopOffset, 930u);
   EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[0].Optimizer, "");
@@ -241,6 +250,23 @@ TEST(ProgramModelYAMLTest, RefusesImpossibleValues) {
   // The indentation goes into a fix-it as it is.
   EXPECT_EQ(ReadWith("main_indent: \"\\t\"", "main_indent: \"x();\""),
             "thread_settings.main_indent holds more than spaces and tabs");
+  // So do an optimizer's name and indentation (the channels-last fix-it),
+  // in every copy of the loop the file holds.
+  auto ReadWithEvery = [](const std::string &From, const std::string &To) {
+    std::string Text = programModelToYAML(sampleModel());
+    EXPECT_NE(Text.find(From), std::string::npos) << From;
+    for (size_t At = Text.find(From); At != std::string::npos;
+         At = Text.find(From, At + To.size()))
+      Text.replace(At, From.size(), To);
+    std::string Error;
+    EXPECT_FALSE(programModelFromYAML(Text, Error)) << To;
+    return Error;
+  };
+  EXPECT_EQ(ReadWithEvery("indent: \"  \"", "indent: \"x();\""),
+            "the indent of optimizer 'optimizer' holds more than spaces and "
+            "tabs");
+  EXPECT_EQ(ReadWithEvery("name: optimizer", "name: \"o; system()\""),
+            "optimizer name 'o; system()' is not an identifier");
 }
 
 } // namespace

@@ -389,7 +389,8 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
           "skyline-experiment-threads", "skyline-experiment-loader-workers",
           "skyline-experiment-no-grad-eval",
           "skyline-experiment-cudnn-benchmark",
-          "skyline-experiment-autocast-bf16"}));
+          "skyline-experiment-autocast-bf16",
+          "skyline-experiment-channels-last"}));
   std::vector<std::unique_ptr<Rule>> Rules = createRules();
   size_t Gates = 3;
   for (size_t I = 0; I < ruleCatalog().size(); ++I)
@@ -397,7 +398,7 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
               I >= Rules.size() && I < Rules.size() + Gates ? RuleOrigin::Gate
                                                             : RuleOrigin::Measurement)
         << Ids[I];
-  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/autocast-bf16.md");
+  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/channels-last.md");
   EXPECT_EQ(&rules::batchSize(), &Rules[0]->info())
       << "the front end's batch-size notes and the rule share one declaration";
 }

@@ -348,6 +348,53 @@ TEST(RuntimeRunTest, TheProgramsOwnAutocastIsRecordedNotTheTrials) {
   }
 }
 
+TEST(RuntimeRunTest,
+     TheChannelsLastTrialReordersTheOptimizersConvolutionWeights) {
+  // The channels-last trial at the first iteration: the convolution's
+  // weight, a parameter of the tracked optimizer, is channels-last from
+  // then on, and the same tensor as the optimizer's; the program trains on
+  // (a CPU has the order too, just no tensor cores to pay for it).
+  ProgramRun Trial = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                                "SKYLINE_ITERATIONS=2 SKYLINE_CHANNELS_LAST=1",
+                                "conv");
+  ASSERT_EQ(Trial.ExitCode, 0) << Trial.Output;
+  EXPECT_NE(Trial.Output.find("weight channels-last, the optimizer's the "
+                              "module's"),
+            std::string::npos)
+      << Trial.Output;
+  EXPECT_EQ(field(Trial.Result, "iterations"), 2) << Trial.Result;
+  EXPECT_EQ(Trial.Result.find("trial_not_applied"), std::string::npos)
+      << Trial.Result;
+  // Without the trial, the program's own order.
+  ProgramRun Plain = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_ITERATIONS=2", "conv");
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Output;
+  EXPECT_NE(Plain.Output.find("weight contiguous"), std::string::npos)
+      << Plain.Output;
+  // A program whose weights are channels-last already: the trial changes
+  // nothing, and its result says so.
+  ProgramRun Already =
+      runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                 "SKYLINE_ITERATIONS=2 SKYLINE_CHANNELS_LAST=1",
+                 "conv channels-last");
+  ASSERT_EQ(Already.ExitCode, 0) << Already.Output;
+  EXPECT_NE(Already.Result.find(
+                "\ntrial_not_applied: \"the optimizers' 4-d parameters were "
+                "channels-last already\"\n"),
+            std::string::npos)
+      << Already.Result;
+  // No optimizer tracked (a program that trains none): nothing to change.
+  ProgramRun Untracked = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                                    "SKYLINE_ITERATIONS=2 "
+                                    "SKYLINE_CHANNELS_LAST=1");
+  ASSERT_EQ(Untracked.ExitCode, 0) << Untracked.Output;
+  EXPECT_NE(Untracked.Result.find("\ntrial_not_applied: \"no optimizer with "
+                                  "4-d parameters (convolution weights) was "
+                                  "made by the second iteration\"\n"),
+            std::string::npos)
+      << Untracked.Result;
+}
+
 TEST(RuntimeRunTest, Summary) {
   skyline::rt::Summary S = skyline::rt::summarize({4, 1, 3, 2});
   EXPECT_DOUBLE_EQ(S.Median, 2.5);

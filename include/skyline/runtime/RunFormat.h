@@ -45,6 +45,10 @@ inline constexpr char CudnnBenchmark[] = "SKYLINE_CUDNN_BENCHMARK";
 /// The autocast experiment's trial ("bf16"): CUDA autocast to bfloat16
 /// turned on at the first iteration, on the thread that trains.
 inline constexpr char Autocast[] = "SKYLINE_AUTOCAST";
+/// The channels-last experiment's trial ("1"): the optimizers' 4-d
+/// parameters (convolution weights) made channels-last at the first
+/// iteration.
+inline constexpr char ChannelsLast[] = "SKYLINE_CHANNELS_LAST";
 /// The no-grad evaluation experiment's trial ("1"): the training loops are
 /// skipped, and the evaluation loops' passes are timed, alternately without
 /// and with the guard.
@@ -218,6 +222,9 @@ inline constexpr char BatchSize[] = "batch_size";
 inline constexpr char ObservedBatchSize[] = "observed_batch_size";
 inline constexpr char Size[] = "size";
 inline constexpr char OutOfMemory[] = "oom";
+/// In a report's run: out of memory before the training loop's first
+/// iteration (what runs before the loop took it); only where true.
+inline constexpr char OutOfMemoryBeforeLoop[] = "oom_before_loop";
 inline constexpr char Iterations[] = "iterations";
 inline constexpr char Mode[] = "mode";
 inline constexpr char Stopped[] = "stopped";
@@ -274,6 +281,9 @@ inline constexpr char Bytes[] = "bytes";
 inline constexpr char CudnnBenchmark[] = "cudnn_benchmark";
 /// Whether the program had CUDA autocast on at its first iteration.
 inline constexpr char Autocast[] = "autocast";
+/// Why a trial's setting changed nothing in the run (no weight it applies
+/// to); absent where it applied, or no trial ran.
+inline constexpr char TrialNotApplied[] = "trial_not_applied";
 /// An evaluation trial's passes: {unguarded_ms: [..], guarded_ms: [..],
 /// unguarded_peak_bytes, guarded_peak_bytes}.
 inline constexpr char Evaluation[] = "evaluation";

@@ -143,6 +143,8 @@ struct RunResult {
   bool CudnnBenchmark = false;
   /// CUDA autocast as the program set it, at its first iteration.
   bool Autocast = false;
+  /// Why the trial's setting changed nothing; empty where it applied.
+  std::string TrialNotApplied;
   std::string DeviceType = "cpu";
   std::string DeviceName;
   /// What the run saw of CUDA (CudaSupport.cpp).

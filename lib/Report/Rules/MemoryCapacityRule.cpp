@@ -39,7 +39,9 @@ public:
     if (Problem.empty())
       return;
     std::optional<int64_t> Target;
-    if (Model.Suggested && Model.Suggested->BatchSize < Site.Value)
+    if (ranOutBeforeTheLoop(Context, Site.Value))
+      ; // no batch size is the fix
+    else if (Model.Suggested && Model.Suggested->BatchSize < Site.Value)
       Target = Model.Suggested->BatchSize;
     else if (Model.MaxBatchSize && *Model.MaxBatchSize < Site.Value)
       Target = *Model.MaxBatchSize;
@@ -61,9 +63,26 @@ public:
   }
 
 private:
+  static bool ranOutBeforeTheLoop(const RuleContext &Context,
+                                  int64_t BatchSize) {
+    for (const MeasuredRun &Run : Context.Measured.Runs)
+      if (Run.BatchSize == BatchSize && Run.OutOfMemoryBeforeLoop)
+        return true;
+    return false;
+  }
+
   static std::string describeProblem(const RuleContext &Context,
                                      int64_t BatchSize) {
     const Analysis &Model = Context.Model;
+    if (ranOutBeforeTheLoop(Context, BatchSize))
+      return llvm::formatv(
+                 "the run at batch size {0} ran out of memory before its "
+                 "training loop began: what the program does before the "
+                 "loop needs more than the {1} {2} capacity, whatever the "
+                 "batch size",
+                 BatchSize, formatBytes(Model.CapacityBytes),
+                 nameOf(Context.Measured.Device))
+          .str();
     for (const MeasuredRun &Run : Context.Measured.Runs)
       if (Run.BatchSize == BatchSize && Run.OutOfMemory)
         return llvm::formatv("batch size {0} ran out of memory: a run needs "

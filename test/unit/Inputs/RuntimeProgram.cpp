@@ -27,6 +27,11 @@
 // instrumenter marks them, each with an inner loop of 2 marked passes (not
 // timed: one pass at a time); each pass prints E where autograd records
 // (grad mode on) and N where the guard holds, the inner ones in brackets.
+// With `conv` (or `conv channels-last`, whose weights the program itself
+// makes channels-last): a Conv2d(3, 8, 3) and a Linear trained by SGD
+// tracked after its declaration; at its end it prints the memory order of
+// the convolution's weight and whether the optimizer's parameter is the
+// module's tensor still.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -84,6 +89,38 @@ int trainHeldOptimizer(int Steps) {
     y.pow(2).mean().backward();
     skyline::rt::optimizer_step(
         [&]() -> decltype(auto) { return optimizer->step(); });
+  }
+  return 0;
+}
+
+/// The `conv` mode (above).
+int trainConvolution(bool ChannelsLastAlready) {
+  torch::nn::Conv2d conv(torch::nn::Conv2dOptions(3, 8, 3));
+  torch::nn::Linear head(8 * 6 * 6, 4);
+  if (ChannelsLastAlready)
+    conv->weight.set_data(
+        conv->weight.detach().contiguous(torch::MemoryFormat::ChannelsLast));
+  std::vector<torch::Tensor> parameters = conv->parameters();
+  for (const torch::Tensor &P : head->parameters())
+    parameters.push_back(P);
+  torch::optim::SGD optimizer(parameters, torch::optim::SGDOptions(0.01));
+  skyline::rt::track_optimizer(optimizer);
+  for (int step = 0; step < 40; ++step) {
+    skyline::rt::iteration_begin();
+    auto x = torch::randn({batchSize(), 3, 8, 8});
+    optimizer.zero_grad();
+    auto y = head->forward(conv->forward(x).flatten(1));
+    y.pow(2).mean().backward();
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer.step(); });
+    if (step == 1) {
+      bool Last = conv->weight.is_contiguous(torch::MemoryFormat::ChannelsLast);
+      bool Same = optimizer.param_groups()[0].params()[0].is_same(conv->weight);
+      std::printf("weight %s, the optimizer's %s\n",
+                  Last ? "channels-last" : "contiguous",
+                  Same ? "the module's" : "another tensor");
+      std::fflush(stdout);
+    }
   }
   return 0;
 }
@@ -279,6 +316,9 @@ int main(int argc, char **argv) {
     trainHeldOptimizer(40);
     return 3;
   }
+  if (argc > 1 && std::strcmp(argv[1], "conv") == 0)
+    return trainConvolution(argc > 2 &&
+                            std::strcmp(argv[2], "channels-last") == 0);
   if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
     return trainThenEvaluate();
   if (argc > 2 && std::strcmp(argv[1], "own-size") == 0) {

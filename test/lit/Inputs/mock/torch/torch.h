@@ -36,7 +36,12 @@ struct Device {
 };
 } // namespace c10
 
+namespace c10 {
+enum class MemoryFormat { Contiguous, Preserve, ChannelsLast, ChannelsLast3d };
+} // namespace c10
+
 namespace at {
+using c10::MemoryFormat;
 struct TensorOptions {};
 struct Context {
   void setBenchmarkCuDNN(bool) {}
@@ -56,6 +61,11 @@ public:
   Tensor slice(int64_t, int64_t, int64_t) const { return *this; }
   Tensor narrow(int64_t, int64_t, int64_t) const { return *this; }
   Tensor detach() const { return *this; }
+  int64_t dim() const { return 0; }
+  Tensor contiguous(MemoryFormat = MemoryFormat::Contiguous) const {
+    return *this;
+  }
+  void set_data(const Tensor &) const {}
   Tensor mean() const { return *this; }
   float item_float() const { return 0; }
   template <typename T> T item() const { return T(); }
@@ -68,10 +78,11 @@ inline int get_num_threads() { return 1; }
 } // namespace at
 
 namespace torch {
-using at::Tensor;
 using at::get_num_threads;
 using at::set_num_threads;
+using at::Tensor;
 using c10::Device;
+using c10::MemoryFormat;
 constexpr c10::DeviceType kCPU = c10::DeviceType::CPU;
 constexpr c10::DeviceType kCUDA = c10::DeviceType::CUDA;
 namespace cuda {
@@ -275,11 +286,23 @@ TORCH_MODULE(ModuleDict);
 } // namespace nn
 
 namespace optim {
+class OptimizerParamGroup {
+public:
+  std::vector<Tensor> &params() { return Params; }
+  const std::vector<Tensor> &params() const { return Params; }
+
+private:
+  std::vector<Tensor> Params;
+};
 class Optimizer {
 public:
   virtual ~Optimizer() = default;
   void zero_grad() {}
+  std::vector<OptimizerParamGroup> &param_groups() { return Groups; }
   virtual Tensor step(std::function<Tensor()> Closure = nullptr) { return {}; }
+
+private:
+  std::vector<OptimizerParamGroup> Groups;
 };
 struct SGDOptions {
   SGDOptions(double LR) {}
