@@ -112,6 +112,8 @@ struct MeasuredRun {
   /// Out of memory before the training loop's first iteration began (a
   /// result's iterations_reached 0): what runs before the loop took it.
   bool OutOfMemoryBeforeLoop = false;
+  /// A training loop's start was marked (the result's loop_began).
+  bool LoopBegan = false;
   /// Iterations, IterationMs and Throughput are the fastest timing run's
   /// (the only run in an older result).
   unsigned Iterations = 0;
@@ -184,6 +186,9 @@ struct MeasuredRun {
   bool CudnnBenchmark = false;
   /// CUDA autocast as the program set it (the result's).
   bool Autocast = false;
+  /// The program's 4-d weights all channels-last, as it made them (the
+  /// result's; a breakdown run reads them).
+  bool ChannelsLast = false;
   /// Why a trial's setting changed nothing in this run (the result's);
   /// empty where it applied.
   std::string TrialNotApplied;

@@ -149,7 +149,10 @@ void readResultProgress(const YamlFields &Root, MeasuredRun &Run) {
   Run.IterationsAsked = Root.get<unsigned>(key::IterationsAsked);
   Run.MinIterations = Root.get<unsigned>(key::MinIterations);
   Run.IterationsReached = Root.get<unsigned>(key::IterationsReached);
-  Run.OutOfMemoryBeforeLoop = Run.OutOfMemory && Run.IterationsReached == 0;
+  // Loading the first batch is the loop's, and grows with the batch size.
+  Run.LoopBegan = Root.get<bool>(key::LoopBegan);
+  Run.OutOfMemoryBeforeLoop =
+      Run.OutOfMemory && Run.IterationsReached == 0 && !Run.LoopBegan;
   Run.EpochEndIterations = Root.get<unsigned>(key::EpochEndIterations);
   Run.EveryIterationAnEpoch = Root.get<bool>(key::EveryIterationAnEpoch);
   Run.EpochIterations = Root.get<unsigned>(key::EpochIterations);
@@ -183,6 +186,7 @@ MeasuredRun readResultFields(const YAML::Node &Node) {
   Run.Threads = Root.number<int>(key::Threads, Least::Zero);
   Run.CudnnBenchmark = Root.get<bool>(key::CudnnBenchmark);
   Run.Autocast = Root.get<bool>(key::Autocast);
+  Run.ChannelsLast = Root.get<bool>(key::ChannelsLast);
   Run.TrialNotApplied = Root.get<std::string>(key::TrialNotApplied);
   YamlFields Device = Root.sub(key::Device);
   Run.Device = optionalName<DeviceType>(Device, key::Type);

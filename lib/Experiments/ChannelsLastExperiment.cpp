@@ -32,15 +32,33 @@ const ModuleSite *firstConvolution2d(const ProgramModel &Program) {
   return It == Program.Modules.end() ? nullptr : &*It;
 }
 
-/// The first optimizer declared as a local, on a line of its own: the
-/// fix-it's statement follows it. Null: none (a class member, a
-/// declaration sharing its line).
-const OptimizerSite *localOptimizer(const ProgramModel &Program) {
+/// The training loops' optimizers, each once (a loop in a header is seen by
+/// every source), all of which the trial changed.
+std::vector<const OptimizerSite *> optimizersOf(const ProgramModel &Program) {
+  std::vector<const OptimizerSite *> Optimizers;
   for (const TrainingLoop &Loop : Program.TrainingLoops)
     for (const OptimizerSite &Optimizer : Loop.Optimizers)
-      if (Optimizer.AfterDeclaration)
-        return &Optimizer;
-  return nullptr;
+      if (llvm::none_of(Optimizers, [&](const OptimizerSite *Seen) {
+            return Seen->File == Optimizer.File &&
+                   Seen->Line == Optimizer.Line && Seen->Name == Optimizer.Name;
+          }))
+        Optimizers.push_back(&Optimizer);
+  return Optimizers;
+}
+
+/// The statements after Optimizer's declaration.
+TextEdit reorderAfter(const OptimizerSite &Optimizer) {
+  std::string Groups = Optimizer.Name +
+                       (Optimizer.ThroughPointer ? "->" : ".") +
+                       "param_groups()";
+  const std::string &Indent = Optimizer.Indent;
+  std::string Text =
+      "\n" + Indent + "for (auto &group : " + Groups + ")\n" + Indent +
+      "  for (auto &parameter : group.params())\n" + Indent +
+      "    if (parameter.dim() == 4)\n" + Indent +
+      "      parameter.set_data(parameter.detach().contiguous(\n" + Indent +
+      "          torch::MemoryFormat::ChannelsLast));";
+  return {*Optimizer.AfterDeclaration, Text};
 }
 
 class ChannelsLastExperiment : public Experiment {
@@ -56,7 +74,8 @@ public:
         "use, so the convolutions and the activations they make run in that "
         "order, and the iteration was faster beyond the runs' noise. The "
         "fix-it makes the same change after the optimizer's declaration; "
-        "the numerics do not change.",
+        "the values do not change, though kernels for the other order may "
+        "round differently.",
         DiagLevel::Warning, RulePrecision::Medium};
     return Info;
   }
@@ -80,6 +99,8 @@ public:
           "with a GPU (--device=cuda)";
       return {Trial};
     }
+    if (SoFar.Runs.front().ChannelsLast)
+      return {}; // the program's weights are channels-last already
     Trial.Env = {std::string(rt::env::ChannelsLast) + "=1"};
     return {Trial};
   }
@@ -89,25 +110,23 @@ public:
     return constructionOf(firstConvolution2d(Program));
   }
 
-  /// What the runtime's trial does (Runtime.cpp's channelsLastWeights), on
-  /// the optimizer's parameters after its declaration; none where no
-  /// optimizer is declared as a local on a line of its own.
+  /// What the runtime's trial does (Runtime.cpp's readChannelsLast), on
+  /// each optimizer's parameters after its declaration; none where an
+  /// optimizer has no such place (a class member, a holder made later, a
+  /// declaration sharing its line): a fix-it for some of them would not be
+  /// what was measured.
   std::vector<TextEdit> fixIt(const ProgramModel &Program,
                               const TrialRun &) const override {
-    const OptimizerSite *Optimizer = localOptimizer(Program);
-    if (!Optimizer)
+    std::vector<const OptimizerSite *> Optimizers = optimizersOf(Program);
+    if (Optimizers.empty() ||
+        llvm::any_of(Optimizers, [](const OptimizerSite *Optimizer) {
+          return !Optimizer->AfterDeclaration;
+        }))
       return {};
-    std::string Groups = Optimizer->Name +
-                         (Optimizer->ThroughPointer ? "->" : ".") +
-                         "param_groups()";
-    const std::string &Indent = Optimizer->Indent;
-    std::string Text =
-        "\n" + Indent + "for (auto &group : " + Groups + ")\n" + Indent +
-        "  for (auto &parameter : group.params())\n" + Indent +
-        "    if (parameter.dim() == 4)\n" + Indent +
-        "      parameter.set_data(parameter.detach().contiguous(\n" + Indent +
-        "          torch::MemoryFormat::ChannelsLast));";
-    return {TextEdit{*Optimizer->AfterDeclaration, Text}};
+    std::vector<TextEdit> Edits;
+    for (const OptimizerSite *Optimizer : Optimizers)
+      Edits.push_back(reorderAfter(*Optimizer));
+    return Edits;
   }
 };
 

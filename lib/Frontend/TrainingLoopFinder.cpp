@@ -203,9 +203,11 @@ OptimizerSite describeOptimizer(const TUContext &TU, const VarDecl *Var) {
       After.Column += Semicolon.Length;
       After.Length = 0;
       // A statement after it on a line of its own needs the declaration to
-      // start its line.
-      if (std::optional<std::string> Indent =
-              lineIndent(TU, Declaration->getBeginLoc())) {
+      // start its line, and the optimizer made there (not a null holder
+      // assigned later).
+      std::optional<std::string> Indent =
+          lineIndent(TU, Declaration->getBeginLoc());
+      if (Indent && buildsOptimizer(Var->getInit())) {
         Site.AfterDeclaration = After;
         Site.Indent = *Indent;
       }

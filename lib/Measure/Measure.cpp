@@ -297,6 +297,7 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
   Run.Breakdown = BreakdownRun{Breakdown.Iterations, Breakdown.IterationMs.Mean,
                                Breakdown.WallSeconds, Breakdown.EndedEarly};
   Run.OutOfMemory = Run.OutOfMemory || Breakdown.OutOfMemory;
+  Run.ChannelsLast = Run.ChannelsLast || Breakdown.ChannelsLast;
   Run.WallSeconds += Breakdown.WallSeconds;
   // The hooks slow the breakdown run down; its shares of an iteration are
   // what it measures, the timing run says how long the iteration is.

@@ -292,11 +292,15 @@ outcomeOfRun(const RunRequest &Request, const ProcessResult &Process,
   if (!Finished && (Process.Error.empty() || Process.Crashed) &&
       !Process.TimedOut && rt::saysOutOfMemory(logTail(Files.Log))) {
     MeasuredRun Oom;
-    if (HasResult)
-      if (auto Partial = readRunResult(Files.Result))
+    if (HasResult) {
+      if (auto Partial = readRunResult(Files.Result)) {
         Oom = std::move(*Partial);
-      else
+        Oom.OutOfMemoryBeforeLoop =
+            Oom.IterationsReached == 0 && !Oom.LoopBegan;
+      } else {
         llvm::consumeError(Partial.takeError());
+      }
+    }
     Oom.BatchSize = Request.BatchSize;
     Oom.Mode = Request.Mode;
     Oom.OutOfMemory = true;

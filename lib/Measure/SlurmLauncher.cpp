@@ -841,10 +841,12 @@ RunOutcome SlurmLauncher::outOfMemory(const RunRequest &Request,
                                       RunNode Node) {
   MeasuredRun Oom;
   if (llvm::sys::fs::exists(Files.Result)) {
-    if (auto Partial = readRunResult(Files.Result))
+    if (auto Partial = readRunResult(Files.Result)) {
       Oom = std::move(*Partial);
-    else
+      Oom.OutOfMemoryBeforeLoop = Oom.IterationsReached == 0 && !Oom.LoopBegan;
+    } else {
       llvm::consumeError(Partial.takeError());
+    }
   }
   Oom.BatchSize = Request.BatchSize;
   Oom.Mode = Request.Mode;

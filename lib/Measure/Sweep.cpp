@@ -106,14 +106,16 @@ std::optional<std::string> pastTheDataset(const MeasuredRun &Run,
 /// A run out of memory before its training loop's first iteration: what
 /// the program does before the loop (its data read, its model built) took
 /// the memory, whatever the batch size.
-std::string outOfMemoryBeforeTheLoop(const MeasuredRun &Run) {
+std::string outOfMemoryBeforeTheLoop(const MeasuredRun &Run, bool First) {
   return runName(RunMode::Timing, Run.BatchSize) +
          " ran out of memory before its training loop's first iteration: "
          "what the program does before the loop (reading its data, building "
-         "its model) took the memory, not batches of that size, so no batch "
-         "size can be measured; look at what runs before the loop (a reader "
-         "that does not stop at a file that did not open?) or raise "
-         "--memory-budget";
+         "its model) took the memory, not batches of that size" +
+         (First ? ", so no batch size can be measured" : "") +
+         "; look at what runs before the loop (a reader that does not stop "
+         "at a file that did not open?)" +
+         (Run.Device == DeviceType::CUDA ? " or use a GPU with more memory"
+                                         : " or raise --memory-budget");
 }
 
 MeasuredRun merged(const SizeRuns &Size) {
@@ -447,7 +449,8 @@ llvm::Expected<bool> Sweep::keepSize(MeasuredRun Timing, bool WithBreakdown,
   if (!OwnSize && Timing.BatchSize == 0)
     Timing.BatchSize = BatchSize;
   if (Timing.OutOfMemoryBeforeLoop)
-    Result.Problems.push_back(outOfMemoryBeforeTheLoop(Timing));
+    Result.Problems.push_back(
+        outOfMemoryBeforeTheLoop(Timing, Result.Runs.empty()));
   SizeRuns Size;
   Size.BatchSize = BatchSize;
   Size.Probed = Probed;
@@ -1117,7 +1120,8 @@ llvm::Error Sweep::runTrials() {
     Done.IntraOpThreads = Trial.IntraOpThreads;
     if (Trial.Paired) {
       takePairedTrial(*Run, Done);
-    } else if (Run->Run && !Run->Run->TrialNotApplied.empty()) {
+    } else if (Run->Run && !Run->Run->OutOfMemory &&
+               !Run->Run->TrialNotApplied.empty()) {
       // Its time would be the baseline's again, read as "no clear effect".
       Done.Problem = "its setting applied to nothing (" +
                      Run->Run->TrialNotApplied + "); see its log " +

@@ -195,6 +195,8 @@ void writeProgress(std::FILE *Out, const RunResult &R) {
   writeInteger(Out, key::IterationsAsked, R.IterationsAsked);
   writeInteger(Out, key::MinIterations, R.MinIterations);
   writeInteger(Out, key::IterationsReached, R.IterationsReached);
+  if (R.LoopBegan)
+    writeBool(Out, key::LoopBegan, true);
   writeInteger(Out, key::EpochEndIterations, R.EpochEndIterations);
   writeBool(Out, key::EveryIterationAnEpoch, R.EveryIterationAnEpoch);
   writeInteger(Out, key::EpochIterations, R.EpochIterations);
@@ -209,6 +211,8 @@ void writeEnvironment(std::FILE *Out, const RunResult &R) {
   writeInteger(Out, key::Threads, R.Threads);
   writeBool(Out, key::CudnnBenchmark, R.CudnnBenchmark);
   writeBool(Out, key::Autocast, R.Autocast);
+  if (R.ChannelsLast)
+    writeBool(Out, key::ChannelsLast, true);
   if (!R.TrialNotApplied.empty()) {
     std::fprintf(Out, "%s: ", key::TrialNotApplied);
     writeQuoted(Out, R.TrialNotApplied);

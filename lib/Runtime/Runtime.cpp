@@ -169,6 +169,9 @@ struct IterationClock {
   /// it, so it spans an epoch's end.
   std::array<bool, MaxIterations * 2 + 2> AcrossLoopStart{};
   std::atomic<bool> LoopStarted{false};
+  /// Whether a training loop's start was ever marked (its first batch being
+  /// loaded counts: the loop has begun).
+  std::atomic<bool> LoopBegan{false};
   /// Read by the callbacks on autograd threads too.
   std::atomic<int> Count{0};
   int64_t EffectiveBatchSize = 0;
@@ -185,10 +188,12 @@ struct IterationClock {
   bool ProgramCudnnBenchmark = false;
   /// Whether the program had CUDA autocast on (at the first iteration).
   bool ProgramAutocast = false;
-  /// The channels-last trial's outcome: the weights it converted, and
-  /// whether the program's were channels-last already.
+  /// The optimizers' 4-d parameters (convolution weights), once read; of
+  /// them, whether the program made every one channels-last itself, and
+  /// how many the channels-last trial made so.
+  int FourDimensionalWeights = 0;
+  bool ProgramChannelsLast = false;
   int ChannelsLastWeights = 0;
-  bool ChannelsLastAlready = false;
   /// Set by the first path that writes the result (end of the run, out of
   /// memory, program exit): the result is written once.
   std::atomic<bool> Finished{false};
@@ -650,9 +655,12 @@ void describeEnvironment(RunResult &R) {
   R.Threads = at::get_num_threads();
   R.CudnnBenchmark = Clock.ProgramCudnnBenchmark;
   R.Autocast = Clock.ProgramAutocast;
-  if (config().ChannelsLast && Clock.ChannelsLastWeights == 0)
+  R.ChannelsLast = Clock.ProgramChannelsLast;
+  // Said once the trial had its two chances (the first two iterations).
+  if (config().ChannelsLast && Clock.ChannelsLastWeights == 0 &&
+      Clock.Count.load(std::memory_order_relaxed) >= 2)
     R.TrialNotApplied =
-        Clock.ChannelsLastAlready
+        Clock.FourDimensionalWeights > 0
             ? "the optimizers' 4-d parameters were channels-last already"
             : "no optimizer with 4-d parameters (convolution weights) was "
               "made by the second iteration";
@@ -838,6 +846,7 @@ RunResult collect(StopReason Why) {
   R.IterationsAsked = C.Iterations;
   R.MinIterations = C.Stop.MinIterations;
   R.IterationsReached = Count;
+  R.LoopBegan = Clock.LoopBegan.load(std::memory_order_relaxed);
   // On CUDA the stream's timeline times the iterations (docs/gpu.md); after
   // main returned CUDA may be gone, and the CPU's clock does.
   bool GpuClock = !R.EndedEarly && cuda::resolveTimeline();
@@ -1135,24 +1144,37 @@ void enableAutocastBf16() {
   at::autocast::set_autocast_enabled(at::kCUDA, true);
 }
 
-/// What the channels-last fix-it writes after the optimizer's declaration:
-/// each 4-d parameter (a convolution's weight) in channels-last order, in
-/// place, so the optimizer and the module keep the same tensor; the
-/// convolutions then run in that order (cuDNN follows the weight's). Tried
-/// at the first iteration and, for an optimizer first seen at its step (a
-/// class member), at the second. Nothing here runs after that.
-void channelsLastWeights() {
-  if (Clock.ChannelsLastWeights > 0)
+/// The program's own order of its optimizers' 4-d parameters (a
+/// convolution's weights), read at the first iteration or, for an
+/// optimizer first seen at its step (a class member), at the second; then,
+/// with Convert, what the channels-last fix-it writes after the optimizer's
+/// declaration: each such parameter in channels-last order, in place, so
+/// the optimizer and the module keep the same tensor, and the convolutions
+/// run in that order (cuDNN and oneDNN follow the weight's). Nothing here
+/// runs once they are read.
+void readChannelsLast(bool Convert) {
+  if (Clock.FourDimensionalWeights > 0)
     return;
   trackHeldOptimizers();
+  std::vector<at::Tensor> Weights;
+  for (const at::Tensor &P : optimizerParameters())
+    if (P.defined() && P.dim() == 4)
+      Weights.push_back(P);
+  if (Weights.empty())
+    return;
+  Clock.FourDimensionalWeights = int(Weights.size());
+  // A 1 x 1 or depthwise kernel is contiguous in both orders: its strides
+  // say which the program chose (suggest_memory_format), not is_contiguous.
+  Clock.ProgramChannelsLast =
+      std::all_of(Weights.begin(), Weights.end(), [](const at::Tensor &P) {
+        return P.suggest_memory_format() == at::MemoryFormat::ChannelsLast;
+      });
+  if (!Convert)
+    return;
   at::NoGradGuard NoGrad;
-  for (const at::Tensor &P : optimizerParameters()) {
-    if (!P.defined() || P.dim() != 4)
-      continue;
-    if (P.is_contiguous(at::MemoryFormat::ChannelsLast)) {
-      Clock.ChannelsLastAlready = true;
-      continue;
-    }
+  for (const at::Tensor &P : Weights) {
+    if (P.is_contiguous(at::MemoryFormat::ChannelsLast))
+      continue; // in that order already: nothing to change
     P.set_data(P.detach().contiguous(at::MemoryFormat::ChannelsLast));
     ++Clock.ChannelsLastWeights;
   }
@@ -1179,8 +1201,14 @@ void iteration_begin() noexcept {
     if (C.AutocastBf16)
       enableAutocastBf16();
   }
-  if (Index < 2 && C.ChannelsLast)
-    channelsLastWeights();
+  if (Index < 2 && (C.Hooks || C.ChannelsLast)) {
+    try {
+      readChannelsLast(C.ChannelsLast);
+    } catch (const std::exception &) {
+      // The program's weights stay as they were; the trial then says it
+      // changed nothing.
+    }
+  }
   cuda::iterationBegin(Index, C.Warmup, C.Hooks, &onOutOfMemory, C.Iterations);
   restoreHostBudget();
   int64_t Now = nowNs();
@@ -1257,6 +1285,7 @@ void loop_begin() noexcept {
   if (!config().Active)
     return;
   Clock.LoopStarted.store(true, std::memory_order_relaxed);
+  Clock.LoopBegan.store(true, std::memory_order_relaxed);
   // The loop's own start (a loader's first batch) is no setup statement's.
   MemoryTracker::setSetupStatement(-1);
 }

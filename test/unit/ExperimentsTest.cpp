@@ -555,6 +555,10 @@ TEST(ExperimentsTest, ChannelsLastIsTriedOnCudaForTwoDimensionalConvolutions) {
   ASSERT_EQ(Trials.size(), 1u);
   EXPECT_TRUE(Trials[0].NotTried.empty());
   EXPECT_EQ(Trials[0].Env, std::vector<std::string>{"SKYLINE_CHANNELS_LAST=1"});
+  // The program's weights are channels-last already (its breakdown run
+  // read them): nothing to try.
+  M.Runs[0].ChannelsLast = true;
+  EXPECT_TRUE(planTrials({"channels-last"}, Program, M, {2, 2}).empty());
   // A CPU run: listed, with why, and nothing to run.
   M = cpuMeasurement(2);
   Trials = planTrials({"channels-last"}, Program, M, {2, 2});
@@ -610,9 +614,21 @@ TEST(ExperimentsTest, TheChannelsLastFixItFollowsTheOptimizersDeclaration) {
           .starts_with("\n    for (auto &group : optimizer->param_groups())"),
       true)
       << Findings[0].Edits[0].Text;
-  // A class member's optimizer has no statement to follow: the finding,
-  // with no fix-it.
-  Program.TrainingLoops[0].Optimizers[0].AfterDeclaration.reset();
+  // Two optimizers (a GAN's): the trial changed both, so does the fix-it.
+  OptimizerSite Second = Optimizer;
+  Second.Name = "d_opt";
+  Second.AfterDeclaration = SourceSpan{"/src/train.cpp", 20, 70, 540, 0};
+  Program.TrainingLoops[0].Optimizers.push_back(Second);
+  Findings = experimentFindings(Program, M);
+  ASSERT_EQ(Findings[0].Edits.size(), 2u);
+  EXPECT_EQ(Findings[0].Edits[1].Range.Offset, 540u);
+  EXPECT_TRUE(
+      llvm::StringRef(Findings[0].Edits[1].Text)
+          .starts_with("\n    for (auto &group : d_opt.param_groups())"));
+  // One of them a class member's, with no statement to follow: a fix-it
+  // for the other alone would not be what was measured; the finding, with
+  // none.
+  Program.TrainingLoops[0].Optimizers[1].AfterDeclaration.reset();
   Findings = experimentFindings(Program, M);
   ASSERT_EQ(Findings.size(), 1u);
   EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);

@@ -383,6 +383,21 @@ TEST(RuntimeRunTest,
                 "channels-last already\"\n"),
             std::string::npos)
       << Already.Result;
+  // A breakdown run reads the program's own order: channels-last where the
+  // program made it so, nothing said where it did not.
+  ProgramRun Own =
+      runProgram("SKYLINE_RESULT=x SKYLINE_MODE=breakdown SKYLINE_ITERATIONS=2",
+                 "conv channels-last");
+  ASSERT_EQ(Own.ExitCode, 0) << Own.Output;
+  EXPECT_NE(Own.Result.find("\nchannels_last: true\n"), std::string::npos)
+      << Own.Result;
+  ProgramRun Contiguous = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_MODE=breakdown SKYLINE_ITERATIONS=2", "conv");
+  ASSERT_EQ(Contiguous.ExitCode, 0) << Contiguous.Output;
+  EXPECT_EQ(Contiguous.Result.find("channels_last"), std::string::npos)
+      << Contiguous.Result;
+  EXPECT_NE(Contiguous.Output.find("weight contiguous"), std::string::npos)
+      << Contiguous.Output;
   // No optimizer tracked (a program that trains none): nothing to change.
   ProgramRun Untracked = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
                                     "SKYLINE_ITERATIONS=2 "

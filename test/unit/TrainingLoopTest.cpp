@@ -180,6 +180,56 @@ int main() {
   EXPECT_TRUE(Model.TrainingLoops.empty());
 }
 
+TEST(TrainingLoopTest, AStatementCanFollowAnOptimizerMadeWhereDeclared) {
+  // The channels-last fix-it writes after a local optimizer's declaration:
+  // at its indentation, through -> for a holder; not after a null holder
+  // made later, nor after a declaration that shares its line.
+  const char *Code = R"cpp(
+#include <torch/torch.h>
+#include <memory>
+int main() {
+  torch::nn::Linear model(2, 1);
+    torch::optim::SGD sgd(model->parameters(), torch::optim::SGDOptions(0.1));
+  std::unique_ptr<torch::optim::Optimizer> held =
+      std::make_unique<torch::optim::Adam>(model->parameters());
+  std::unique_ptr<torch::optim::Optimizer> later;
+  later = std::make_unique<torch::optim::Adam>(model->parameters());
+  int n = 0; torch::optim::SGD shared(model->parameters(), torch::optim::SGDOptions(0.1));
+  for (int i = 0; i < 3; ++i) {
+    model(torch::randn({4, 2})).backward();
+    sgd.step();
+    held->step();
+    later->step();
+    shared.step();
+  }
+}
+)cpp";
+  ProgramModel Model = analyze(Code);
+  ASSERT_EQ(Model.TrainingLoops.size(), 1u);
+  const std::vector<OptimizerSite> &Optimizers =
+      Model.TrainingLoops[0].Optimizers;
+  ASSERT_EQ(Optimizers.size(), 4u);
+  EXPECT_EQ(Optimizers[0].Name, "sgd");
+  ASSERT_TRUE(Optimizers[0].AfterDeclaration);
+  EXPECT_EQ(Optimizers[0].AfterDeclaration->Line, 6u);
+  EXPECT_EQ(Optimizers[0].AfterDeclaration->Column, 79u);
+  EXPECT_EQ(Optimizers[0].AfterDeclaration->Offset,
+            Optimizers[0].DeclarationEnd);
+  EXPECT_EQ(Optimizers[0].Indent, "    ");
+  EXPECT_FALSE(Optimizers[0].ThroughPointer);
+  EXPECT_EQ(Optimizers[1].Name, "held");
+  ASSERT_TRUE(Optimizers[1].AfterDeclaration);
+  EXPECT_EQ(Optimizers[1].AfterDeclaration->Line, 8u);
+  EXPECT_EQ(Optimizers[1].Indent, "  ");
+  EXPECT_TRUE(Optimizers[1].ThroughPointer);
+  EXPECT_EQ(Optimizers[2].Name, "later");
+  EXPECT_FALSE(Optimizers[2].AfterDeclaration) << "null where declared";
+  EXPECT_NE(Optimizers[2].DeclarationEnd, 0u) << "the runs track it there";
+  EXPECT_TRUE(Optimizers[2].ThroughPointer);
+  EXPECT_EQ(Optimizers[3].Name, "shared");
+  EXPECT_FALSE(Optimizers[3].AfterDeclaration) << "its line starts with n";
+}
+
 TEST(TrainingLoopTest, OptimizerInAClassMember) {
   const char *Code = R"cpp(
 #include <torch/torch.h>

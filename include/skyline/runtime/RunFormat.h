@@ -233,6 +233,9 @@ inline constexpr char Warmup[] = "warmup";
 inline constexpr char IterationsAsked[] = "iterations_asked";
 inline constexpr char MinIterations[] = "min_iterations";
 inline constexpr char IterationsReached[] = "iterations_reached";
+/// Whether a training loop's start was marked (its first batch loaded);
+/// only where true.
+inline constexpr char LoopBegan[] = "loop_began";
 inline constexpr char EpochEndIterations[] = "epoch_end_iterations";
 inline constexpr char EveryIterationAnEpoch[] = "every_iteration_an_epoch";
 inline constexpr char EpochIterations[] = "epoch_iterations";
@@ -281,6 +284,9 @@ inline constexpr char Bytes[] = "bytes";
 inline constexpr char CudnnBenchmark[] = "cudnn_benchmark";
 /// Whether the program had CUDA autocast on at its first iteration.
 inline constexpr char Autocast[] = "autocast";
+/// Whether the program's optimizers' 4-d parameters were all channels-last
+/// at its first iterations (a breakdown run reads them); only where true.
+inline constexpr char ChannelsLast[] = "channels_last";
 /// Why a trial's setting changed nothing in the run (no weight it applies
 /// to); absent where it applied, or no trial ran.
 inline constexpr char TrialNotApplied[] = "trial_not_applied";

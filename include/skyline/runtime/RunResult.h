@@ -74,6 +74,7 @@ struct RunResult {
   int IterationsAsked = 0;   // the most the run was to measure
   int MinIterations = 0;     // the fewest, unless the program ends first
   int IterationsReached = 0; // loop body starts seen, warm-up included
+  bool LoopBegan = false;    // a training loop's start was marked
   /// Measured iterations that spanned a start of the training loop (an
   /// epoch's end: its last batch, often a smaller one, and what the program
   /// does between epochs), left out of IterationMs. 0 when every measured
@@ -143,6 +144,9 @@ struct RunResult {
   bool CudnnBenchmark = false;
   /// CUDA autocast as the program set it, at its first iteration.
   bool Autocast = false;
+  /// The program's optimizers' 4-d parameters all channels-last, as it made
+  /// them (read in breakdown runs and the channels-last trial).
+  bool ChannelsLast = false;
   /// Why the trial's setting changed nothing; empty where it applied.
   std::string TrialNotApplied;
   std::string DeviceType = "cpu";

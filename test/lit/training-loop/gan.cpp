@@ -37,7 +37,11 @@ int main() {
 // CHECK-NEXT:       type: torch::optim::Adam
 // CHECK-NEXT:       file: {{.*}}gan.cpp
 // CHECK-NEXT:       line: 8
-// CHECK-NEXT:       declaration_end: {{[0-9]+}}
+// CHECK-NEXT:       declaration_end: [[END:[0-9]+]]
+// A statement can follow the declaration, on a line of its own at its
+// indentation (the channels-last fix-it's).
+// CHECK-NEXT:       after_declaration: {file: {{.*}}gan.cpp, line: 8, column: 86, offset: [[END]], length: 0}
+// CHECK-NEXT:       indent: "  "
 // CHECK-NEXT:       learning_rate:
 // CHECK-NEXT:         text: 2e-4
 // CHECK:          - name: d_opt
