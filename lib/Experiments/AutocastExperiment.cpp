@@ -68,21 +68,11 @@ public:
                                  const MachineInfo &) const override {
     if (!firstAutocastLayer(Program) || SoFar.Runs.empty())
       return {};
-    TrialRequest Trial;
-    Trial.Experiment = name().str();
-    Trial.Value = 1;
-    Trial.Setting = "CUDA autocast to bfloat16 (the program's float32)";
-    if (SoFar.Device != DeviceType::CUDA) {
-      Trial.NotTried =
-          "the runs were on the CPU, and autocast to bfloat16 pays where "
-          "a GPU's tensor cores run it: measure on a machine with a GPU "
-          "(--device=cuda)";
-      return {Trial};
-    }
-    if (SoFar.Runs.front().Autocast)
-      return {}; // the program autocasts already
-    Trial.Env = {std::string(rt::env::Autocast) + "=bf16"};
-    return {Trial};
+    return gpuSettingTrial(
+        *this, SoFar, "CUDA autocast to bfloat16 (the program's float32)",
+        "the runs were on the CPU, and autocast to bfloat16 pays where a GPU's "
+        "tensor cores run it: measure on a machine with a GPU (--device=cuda)",
+        SoFar.Runs.front().Autocast, std::string(rt::env::Autocast) + "=bf16");
   }
 
   /// A note (not tried, no clear effect) points at the first such layer.

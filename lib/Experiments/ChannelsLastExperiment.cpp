@@ -87,22 +87,14 @@ public:
                                  const MachineInfo &) const override {
     if (!firstConvolution2d(Program) || SoFar.Runs.empty())
       return {};
-    TrialRequest Trial;
-    Trial.Experiment = name().str();
-    Trial.Value = 1;
-    Trial.Setting = "channels-last convolution weights (the program's "
-                    "contiguous)";
-    if (SoFar.Device != DeviceType::CUDA) {
-      Trial.NotTried =
-          "the runs were on the CPU, and channels-last pays where cuDNN runs "
-          "the convolutions on a GPU's tensor cores: measure on a machine "
-          "with a GPU (--device=cuda)";
-      return {Trial};
-    }
-    if (SoFar.Runs.front().ChannelsLast)
-      return {}; // the program's weights are channels-last already
-    Trial.Env = {std::string(rt::env::ChannelsLast) + "=1"};
-    return {Trial};
+    return gpuSettingTrial(
+        *this, SoFar,
+        "channels-last convolution weights (the program's contiguous)",
+        "the runs were on the CPU, and channels-last pays where cuDNN runs the "
+        "convolutions on a GPU's tensor cores: measure on a machine with a "
+        "GPU (--device=cuda)",
+        SoFar.Runs.front().ChannelsLast,
+        std::string(rt::env::ChannelsLast) + "=1");
   }
 
   /// A note (not tried, no clear effect) points at the first convolution.

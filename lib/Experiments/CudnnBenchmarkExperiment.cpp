@@ -55,20 +55,13 @@ public:
                                  const MachineInfo &) const override {
     if (!firstConvolution(Program) || SoFar.Runs.empty())
       return {};
-    TrialRequest Trial;
-    Trial.Experiment = name().str();
-    Trial.Value = 1;
-    Trial.Setting = "cuDNN's benchmark mode on (the program's off)";
-    if (SoFar.Device != DeviceType::CUDA) {
-      Trial.NotTried = "the runs were on the CPU, and cuDNN's benchmark mode "
-                       "chooses CUDA's convolution algorithms: measure on a "
-                       "machine with a GPU (--device=cuda)";
-      return {Trial};
-    }
-    if (SoFar.Runs.front().CudnnBenchmark)
-      return {}; // on already
-    Trial.Env = {std::string(rt::env::CudnnBenchmark) + "=1"};
-    return {Trial};
+    return gpuSettingTrial(
+        *this, SoFar, "cuDNN's benchmark mode on (the program's off)",
+        "the runs were on the CPU, and cuDNN's benchmark mode chooses CUDA's "
+        "convolution algorithms: measure on a machine with a GPU "
+        "(--device=cuda)",
+        SoFar.Runs.front().CudnnBenchmark,
+        std::string(rt::env::CudnnBenchmark) + "=1");
   }
 
   /// A note (not tried, no clear effect) points at the first convolution.

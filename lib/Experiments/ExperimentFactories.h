@@ -9,6 +9,8 @@
 
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace skyline {
 
@@ -23,6 +25,16 @@ std::optional<SourceSpan> constructionOf(const ModuleSite *Module);
 /// statement's indentation; none where no source here defines main.
 std::optional<TextEdit> atMainStart(const ThreadSettings &Main,
                                     llvm::ArrayRef<llvm::StringRef> Statements);
+
+/// The trial of one setting only a GPU run can show, as Experiment E asks
+/// for it: on a CPU run, listed as not tried (WhyNotOnTheCpu); none where
+/// the program has the setting on already (ProgramHasIt, from its runs);
+/// else one run with the Env assignment (NAME=value).
+std::vector<TrialRequest> gpuSettingTrial(const Experiment &E,
+                                          const Measurement &SoFar,
+                                          llvm::StringRef Setting,
+                                          llvm::StringRef WhyNotOnTheCpu,
+                                          bool ProgramHasIt, std::string Env);
 
 } // namespace skyline
 

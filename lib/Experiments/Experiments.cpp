@@ -143,6 +143,25 @@ std::optional<TextEdit> atMainStart(const ThreadSettings &Main,
   return TextEdit{*Main.MainStart, Text};
 }
 
+std::vector<TrialRequest> gpuSettingTrial(const Experiment &E,
+                                          const Measurement &SoFar,
+                                          llvm::StringRef Setting,
+                                          llvm::StringRef WhyNotOnTheCpu,
+                                          bool ProgramHasIt, std::string Env) {
+  TrialRequest Trial;
+  Trial.Experiment = E.name().str();
+  Trial.Value = 1;
+  Trial.Setting = Setting.str();
+  if (SoFar.Device != DeviceType::CUDA) {
+    Trial.NotTried = WhyNotOnTheCpu.str();
+    return {Trial};
+  }
+  if (ProgramHasIt)
+    return {};
+  Trial.Env = {std::move(Env)};
+  return {Trial};
+}
+
 const MeasuredRun *trialBaseline(const Measurement &M, const TrialRun &Trial) {
   for (const MeasuredRun &Run : M.Runs)
     if (Run.BatchSize == Trial.BatchSize && !Run.OutOfMemory &&
