@@ -18,9 +18,9 @@ int main() {
 
   model->train();
   for (int iteration = 0; iteration < iterations; ++iteration) {
-    auto images = torch::randn({batch_size, 3, 32, 32}, device);
-    auto labels = torch::randint(0, num_classes, {batch_size},
-                                 torch::TensorOptions().dtype(torch::kLong).device(device));
+    // Made on the host and copied, as a data loader's batch is.
+    auto images = torch::randn({batch_size, 3, 32, 32}).to(device);
+    auto labels = torch::randint(0, num_classes, {batch_size}, torch::kLong).to(device);
     if (iteration == 0)
       std::cout << "batch size: " << images.size(0) << std::endl;
     optimizer.zero_grad();

@@ -47,19 +47,24 @@ struct InstrumentedProgram {
   /// The statements before the training loop, marked so the runs attribute
   /// what each allocates.
   std::vector<SetupEntry> SetupStatements;
+  /// The training loops' host syncs, each timed by the runs.
+  std::vector<HostSyncEntry> HostSyncs;
   std::vector<std::string> Notes; // what the rewrite could not do, or skipped
   unsigned FilesWritten = 0;      // changed since the last run (the cache)
 };
 
 /// The insertions that instrument each file of Model, by original path;
-/// the statements before the loop get ids in Setup where it is given.
+/// the statements before the loop get ids in Setup, and the host syncs in
+/// Syncs, where they are given.
 std::map<std::string, std::vector<Insertion>>
 planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
                std::vector<std::string> &Notes,
-               std::vector<SetupEntry> *Setup = nullptr);
+               std::vector<SetupEntry> *Setup = nullptr,
+               std::vector<HostSyncEntry> *Syncs = nullptr);
 
 /// Writes the mirror under WorkDir/src (a file only when its text changed)
-/// and WorkDir/scopes.yaml (the scopes and the setup statements).
+/// and WorkDir/scopes.yaml (the scopes, the setup statements and the host
+/// syncs).
 llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
                                                       llvm::StringRef WorkDir);
 

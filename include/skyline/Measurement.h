@@ -51,6 +51,16 @@ struct SetupEntry {
   std::string Text; // the statement, on one line, cut at 60 characters
 };
 
+/// One host sync in a training loop's body (ProgramModel's HostSyncSite)
+/// the instrumented copy times: the table it is built with.
+struct HostSyncEntry {
+  int Id = 0;
+  std::string File;
+  unsigned Line = 0;
+  std::string Kind; // item, cpu, to-cpu, print
+  std::string Text; // the expression, on one line, cut at 60 characters
+};
+
 /// What one statement before the loop made and the peak still held, its
 /// weights left out (they are the weights kind). Measure fills Statement
 /// and Bytes; the driver the rest from the table.
@@ -59,6 +69,17 @@ struct SetupMeasure {
   std::string File, Text;
   unsigned Line = 0;
   int64_t Bytes = 0;
+};
+
+/// One host sync's time in a run: Measure fills Sync (HostSyncEntry::Id),
+/// its calls and ms per measured iteration; the driver the rest from the
+/// instrumented copy's table.
+struct HostSyncMeasure {
+  int Sync = -1;
+  std::string File, Kind, Text;
+  unsigned Line = 0;
+  double Calls = 0;
+  double Ms = 0;
 };
 
 struct TimeSummary {
@@ -167,6 +188,9 @@ struct MeasuredRun {
   std::vector<LayerMeasure> Layers;
   /// The setup kind by statement, most bytes first: they add up to it.
   std::vector<SetupMeasure> SetupStatements;
+  /// The training loops' host syncs the measured iterations reached, by id;
+  /// a timing run's, else its breakdown run's.
+  std::vector<HostSyncMeasure> HostSyncs;
   double WallSeconds = 0;
   /// The cores other work kept busy, on average, while the (kept timing)
   /// run ran (OtherWork.h); -1 where it was not measured.

@@ -187,6 +187,29 @@ struct SetupStatement {
   std::string Text; // as written, on one line, cut at 60 characters
 };
 
+/// A call in a training loop's body that makes the host wait for the
+/// device and copies to it: a tensor's item() or cpu(), its to() a CPU
+/// device written as such (torch::kCPU), or a tensor written to a stream.
+/// The instrumented copy times each (skyline::rt::host_sync), so the report
+/// says what share of an iteration they take.
+struct HostSyncSite {
+  SourceSpan At;    // the whole expression (a stream's: through the tensor)
+  std::string Kind; // item, cpu, to-cpu, print
+  std::string Text; // as written, on one line, cut at 60 characters
+};
+
+/// A tensor copied to a device in a training loop's body with a device as
+/// its only argument (`data.to(device)`): blocking, from pageable memory
+/// where the tensor is on the CPU. What the pinned memory experiment's trial
+/// changes (skyline::rt::to_device) and its fix-it edits.
+struct DeviceCopySite {
+  SourceSpan Call; // the whole call
+  /// Just past the tensor (Length 0), where `.pin_memory()` goes; the
+  /// device argument; just past it (Length 0), where `, true` goes.
+  SourceSpan TensorEnd, Argument, ArgumentEnd;
+  std::string Text; // the call as written, on one line, cut at 60 characters
+};
+
 /// The loop one pass of which is one training iteration.
 struct TrainingLoop {
   std::string File;
@@ -214,6 +237,11 @@ struct TrainingLoop {
   /// statement's on the way out from the loop to the function's body, in
   /// source order; none from a macro.
   std::vector<SetupStatement> SetupStatements;
+  /// In the body (not in the functions it calls), in source order; none
+  /// from a macro or naming a structured binding (a lambda cannot capture
+  /// one), and none holding a module call (its time is the layer's).
+  std::vector<HostSyncSite> HostSyncs;
+  std::vector<DeviceCopySite> DeviceCopies;
 };
 
 /// Where the program sets its intra-op thread count, and where a setting of

@@ -69,6 +69,9 @@ void nameObservedCall(Measurement &M, const std::vector<ScopeEntry> &Scopes);
 /// dropped (its bytes stay in the setup kind).
 void nameSetupStatements(Measurement &M, const std::vector<SetupEntry> &Table);
 
+/// The same for the host syncs' rows, from the table of host syncs.
+void nameHostSyncs(Measurement &M, const std::vector<HostSyncEntry> &Table);
+
 /// The runs as a terminal table, the memory by kind, the time split and
 /// the layers that take the most time in the declared size's run.
 void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,

@@ -88,6 +88,27 @@ void readSetupStatements(const YamlFields &Node, MeasuredRun &Run, bool Named) {
                });
 }
 
+/// The host syncs' time; a report's rows also name the sync.
+void readHostSyncs(const YamlFields &Node, MeasuredRun &Run, bool Named) {
+  Node.forEach(key::HostSyncs, [&](const YAML::Node &Entry,
+                                   const std::string &Key) {
+    YamlFields Row(Entry, Key);
+    if (!Row[key::Sync])
+      throw BadValue{Row.key(key::Sync), "is missing; every host sync has one"};
+    HostSyncMeasure Sync;
+    Sync.Sync = Row.number<int>(key::Sync, Least::Zero);
+    Sync.Calls = Row.number<double>(key::Calls, Least::Zero);
+    Sync.Ms = Row.number<double>(key::Ms, Least::Zero);
+    if (Named) {
+      Sync.File = Row.get<std::string>("file");
+      Sync.Line = Row.get<unsigned>("line");
+      Sync.Kind = Row.get<std::string>("kind");
+      Sync.Text = Row.get<std::string>("text");
+    }
+    Run.HostSyncs.push_back(std::move(Sync));
+  });
+}
+
 void readTimeSplit(const YamlFields &Node, MeasuredRun &Run) {
   readNamedFigures(Node, key::TimeSplitMs, Run.TimeSplitMs);
 }
@@ -118,6 +139,7 @@ void readResultFigures(const YamlFields &Root, MeasuredRun &Run) {
   readIterationTimes(Root, Run);
   readPeakBytes(Root, Run);
   readSetupStatements(Root, Run, /*Named=*/false);
+  readHostSyncs(Root, Run, /*Named=*/false);
   readTimeSplit(Root, Run);
   Root.forEach(key::Layers, [&](const YAML::Node &Node,
                                 const std::string &Key) {
@@ -313,6 +335,7 @@ MeasuredRun readReportRun(const YamlFields &Node) {
   readReportTimes(Node, Run);
   readPeakBytes(Node, Run);
   readSetupStatements(Node, Run, /*Named=*/true);
+  readHostSyncs(Node, Run, /*Named=*/true);
   Node.forEach(key::Layers, [&](const YAML::Node &Row, const std::string &Key) {
     Run.Layers.push_back(readReportLayer(YamlFields(Row, Key)));
   });
@@ -368,6 +391,18 @@ void emitReportRun(YAML::Emitter &Out, const MeasuredRun &Run) {
           << YAML::Key << "text" << YAML::Value << Setup.Text << YAML::Key
           << key::Bytes << YAML::Value << Setup.Bytes << YAML::Key
           << key::Statement << YAML::Value << Setup.Statement << YAML::EndMap;
+    Out << YAML::EndSeq;
+  }
+  if (!Run.HostSyncs.empty()) {
+    Out << YAML::Key << key::HostSyncs << YAML::Value << YAML::BeginSeq;
+    for (const HostSyncMeasure &Sync : Run.HostSyncs)
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "file" << YAML::Value
+          << Sync.File << YAML::Key << "line" << YAML::Value << Sync.Line
+          << YAML::Key << "kind" << YAML::Value << Sync.Kind << YAML::Key
+          << "text" << YAML::Value << Sync.Text << YAML::Key << key::Calls
+          << YAML::Value << Sync.Calls << YAML::Key << key::Ms << YAML::Value
+          << Sync.Ms << YAML::Key << key::Sync << YAML::Value << Sync.Sync
+          << YAML::EndMap;
     Out << YAML::EndSeq;
   }
   emitNamedFigures(Out, key::PeakBytesByPhase, Run.PeakBytesByPhase);

@@ -130,6 +130,16 @@ void rewritePaths(ProgramModel &Model,
          {&Loop.ZeroGradCalls, &Loop.BackwardCalls, &Loop.StepCalls})
       for (CallSite &Call : *Calls)
         Fix(Call.File);
+    for (BatchShape &Shape : Loop.BatchShapes)
+      Fix(Shape.Call.File);
+    for (SetupStatement &Setup : Loop.SetupStatements)
+      Fix(Setup.At.File);
+    for (HostSyncSite &Sync : Loop.HostSyncs)
+      Fix(Sync.At.File);
+    for (DeviceCopySite &Copy : Loop.DeviceCopies)
+      for (SourceSpan *Span :
+           {&Copy.Call, &Copy.TensorEnd, &Copy.Argument, &Copy.ArgumentEnd})
+        Fix(Span->File);
   }
 }
 

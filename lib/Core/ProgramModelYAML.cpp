@@ -150,6 +150,33 @@ void emitLoop(YAML::Emitter &Out, const TrainingLoop &Loop) {
           << YAML::Value << Setup.At.Length << YAML::EndMap;
     Out << YAML::EndSeq;
   }
+  if (!Loop.HostSyncs.empty()) {
+    Out << YAML::Key << "host_syncs" << YAML::Value << YAML::BeginSeq;
+    for (const HostSyncSite &Sync : Loop.HostSyncs) {
+      Out << YAML::Flow << YAML::BeginMap << YAML::Key << "kind" << YAML::Value
+          << Sync.Kind << YAML::Key << "text" << YAML::Value << Sync.Text;
+      emitSpanFields(Out, Sync.At);
+      Out << YAML::EndMap;
+    }
+    Out << YAML::EndSeq;
+  }
+  if (!Loop.DeviceCopies.empty()) {
+    Out << YAML::Key << "device_copies" << YAML::Value << YAML::BeginSeq;
+    for (const DeviceCopySite &Copy : Loop.DeviceCopies) {
+      Out << YAML::BeginMap << YAML::Key << "text" << YAML::Value
+          << Copy.Text;
+      emitSpanFields(Out, Copy.Call);
+      for (auto [Key, Span] : {std::pair{"tensor_end", &Copy.TensorEnd},
+                               std::pair{"argument", &Copy.Argument},
+                               std::pair{"argument_end", &Copy.ArgumentEnd}}) {
+        Out << YAML::Key << Key << YAML::Value << YAML::Flow << YAML::BeginMap;
+        emitSpanFields(Out, *Span);
+        Out << YAML::EndMap;
+      }
+      Out << YAML::EndMap;
+    }
+    Out << YAML::EndSeq;
+  }
   Out << YAML::EndMap;
 }
 
@@ -255,6 +282,16 @@ TrainingLoop readLoop(const YAML::Node &Node) {
           get<unsigned>(Setup, "column"), get<unsigned>(Setup, "offset"),
           get<unsigned>(Setup, "length")},
          get<std::string>(Setup, "text")});
+  for (const YAML::Node &Sync : Node["host_syncs"])
+    Loop.HostSyncs.push_back({readSpan(Sync), get<std::string>(Sync, "kind"),
+                              get<std::string>(Sync, "text")});
+  for (const YAML::Node &Copy : Node["device_copies"]) {
+    DeviceCopySite Read{readSpan(Copy), readSpan(Copy["tensor_end"]),
+                        readSpan(Copy["argument"]),
+                        readSpan(Copy["argument_end"]),
+                        get<std::string>(Copy, "text")};
+    Loop.DeviceCopies.push_back(std::move(Read));
+  }
   return Loop;
 }
 
@@ -496,6 +533,18 @@ std::string impossibleValue(const ProgramModel &Model) {
       if (Opt.AfterDeclaration && !isIdentifier(Opt.Name))
         return "optimizer name '" + Opt.Name + "' is not an identifier";
     }
+  // The trial's and the fix-it's edits go inside the call, in this order.
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    for (const DeviceCopySite &Copy : Loop.DeviceCopies)
+      if (Copy.TensorEnd.Offset <= Copy.Call.Offset ||
+          Copy.TensorEnd.Offset > Copy.Argument.Offset ||
+          Copy.ArgumentEnd.Offset >= Copy.Call.Offset + Copy.Call.Length ||
+          Copy.TensorEnd.File != Copy.Call.File ||
+          Copy.ArgumentEnd.File != Copy.Call.File)
+        return "device copy '" + Copy.Text + "' at " + Copy.Call.File + ":" +
+               std::to_string(Copy.Call.Line) +
+               ": tensor_end, argument and argument_end must lie inside its "
+               "call, in that order";
   for (const auto &[File, Digest] : Model.FileSha256)
     if (Digest.size() != 64 ||
         Digest.find_first_not_of("0123456789abcdef") != std::string::npos)

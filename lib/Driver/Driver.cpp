@@ -404,6 +404,7 @@ runDynamicPhase(const CommandLineOptions &Options, const ProgramModel &Model,
   nameLayers(*Measured, Program->Scopes, Model);
   nameObservedCall(*Measured, Program->Scopes);
   nameSetupStatements(*Measured, Program->SetupStatements);
+  nameHostSyncs(*Measured, Program->HostSyncs);
   llvm::errs() << llvm::format(
       "skyline-check: build %.1f s%s, runs %.1f s; work directory %s\n",
       Built->Seconds, Built->Recompiled ? "" : " (cached)",
@@ -799,6 +800,7 @@ llvm::Expected<SavedReport> readBundleRuns(const CommandLineOptions &Options) {
   nameLayers(Saved->Measured, Copy->Scopes, Program);
   nameObservedCall(Saved->Measured, Copy->Scopes);
   nameSetupStatements(Saved->Measured, Copy->SetupStatements);
+  nameHostSyncs(Saved->Measured, Copy->HostSyncs);
   return Saved;
 }
 

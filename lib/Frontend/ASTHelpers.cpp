@@ -5,8 +5,11 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ParentMapContext.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <algorithm>
 
 using namespace clang;
 
@@ -348,6 +351,26 @@ std::optional<std::string> lineIndent(const TUContext &TU,
   if (Before.find_first_not_of(" \t") != llvm::StringRef::npos)
     return std::nullopt;
   return Before.str();
+}
+
+std::string oneLineText(const TUContext &TU, const Stmt *S) {
+  std::string Text =
+      llvm::join(llvm::split(TU.textOf(S->getSourceRange()), '\n'), " ");
+  std::replace(Text.begin(), Text.end(), '\t', ' ');
+  Text.erase(std::unique(Text.begin(), Text.end(),
+                         [](char A, char B) { return A == ' ' && B == ' '; }),
+             Text.end());
+  if (Text.size() > 60)
+    Text = Text.substr(0, 57) + "...";
+  return Text;
+}
+
+bool namesBinding(const Stmt *S) {
+  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(S);
+      Ref && isa<BindingDecl>(Ref->getDecl()))
+    return true;
+  return S && llvm::any_of(S->children(),
+                           [](const Stmt *C) { return namesBinding(C); });
 }
 
 } // namespace skyline::frontend

@@ -123,6 +123,14 @@ std::string repeatableText(const TUContext &TU, const clang::Expr *E);
 std::optional<std::string> lineIndent(const TUContext &TU,
                                       clang::SourceLocation Loc);
 
+/// S as written, on one line (runs of blanks made one), cut at 60
+/// characters: how a report quotes a statement or a call.
+std::string oneLineText(const TUContext &TU, const clang::Stmt *S);
+
+/// Whether S names a structured binding, which a lambda cannot capture
+/// before C++20: the instrumented copy wraps no such expression in one.
+bool namesBinding(const clang::Stmt *S);
+
 } // namespace skyline::frontend
 
 #endif // SKYLINE_LIB_FRONTEND_ASTHELPERS_H

@@ -88,6 +88,12 @@ struct LoopFindings {
 
 LoopFindings findTrainingLoops(const TUContext &TU);
 
+/// The host syncs and copies to a device in the body of LoopStmt, Loop's
+/// statement (TrainingLoop::HostSyncs, DeviceCopies), its instantiations'
+/// where it is in a function template.
+void findHostTransfers(const TUContext &TU, const clang::Stmt *LoopStmt,
+                       TrainingLoop &Loop);
+
 /// The body of a for, range-for, while or do loop; null for anything else.
 const clang::Stmt *loopBody(const clang::Stmt *Loop);
 /// The module class a holder wraps: NetImpl of `TORCH_MODULE(Net)`.

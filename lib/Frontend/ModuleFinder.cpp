@@ -616,14 +616,6 @@ void findRegistrations(const TUContext &TU, ModuleFindings &Out) {
   }
 }
 
-bool namesBinding(const Stmt *S) {
-  if (const auto *Ref = dyn_cast_or_null<DeclRefExpr>(S);
-      Ref && isa<BindingDecl>(Ref->getDecl()))
-    return true;
-  return S && llvm::any_of(S->children(),
-                           [](const Stmt *C) { return namesBinding(C); });
-}
-
 void addCall(const TUContext &TU, const Expr *Call, const Expr *Object,
              ModuleFindings &Out) {
   RawModuleCall Raw;

@@ -256,19 +256,6 @@ void markableLoopExtent(const TUContext &TU, const Stmt *Loop,
   L.LoopLength = End - Keyword.Offset;
 }
 
-/// S's text on one line, runs of blanks made one, cut at 60 characters.
-std::string oneLineText(const TUContext &TU, const Stmt *S) {
-  std::string Text =
-      llvm::join(llvm::split(TU.textOf(S->getSourceRange()), '\n'), " ");
-  std::replace(Text.begin(), Text.end(), '\t', ' ');
-  Text.erase(std::unique(Text.begin(), Text.end(),
-                         [](char A, char B) { return A == ' ' && B == ' '; }),
-             Text.end());
-  if (Text.size() > 60)
-    Text = Text.substr(0, 57) + "...";
-  return Text;
-}
-
 /// The calls of F, or of any instantiation of the template F is (or is an
 /// instantiation of): a train() template called with a loader's type.
 std::vector<const CallExpr *> callsOf(const TUContext &TU,
@@ -563,6 +550,7 @@ TrainingLoop describeLoop(const TUContext &TU, const Stmt *Loop) {
   if (const Stmt *Body = loopBody(Loop)) {
     addBodyExtent(TU, Body, L);
     markableLoopExtent(TU, Loop, L);
+    findHostTransfers(TU, Loop, L);
   }
   L.SetupStatements = setupStatements(TU, Loop);
   L.BatchShapes = batchShapes(TU, Loop);

@@ -170,6 +170,50 @@ void planSetupStatements(const ProgramModel &Model,
     }
 }
 
+/// Each host sync of the training loops is timed on its own
+/// (skyline::rt::host_sync), once a site (a loop in a header is seen by
+/// every source).
+void planHostSyncs(const ProgramModel &Model,
+                   std::map<std::string, std::vector<Insertion>> &Plan,
+                   std::vector<HostSyncEntry> &Syncs) {
+  std::set<std::pair<std::string, unsigned>> Planned;
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    for (const HostSyncSite &Sync : Loop.HostSyncs) {
+      if (int(Syncs.size()) >= rt::MaxHostSyncs)
+        return;
+      if (!Planned.insert({Sync.At.File, Sync.At.Offset}).second)
+        continue;
+      int Id = int(Syncs.size());
+      Syncs.push_back({Id, Sync.At.File, Sync.At.Line, Sync.Kind, Sync.Text});
+      auto &Edits = Plan[Sync.At.File];
+      Edits.push_back({Sync.At.Offset, 0,
+                       "skyline::rt::host_sync(" + std::to_string(Id) +
+                           ", [&]() -> decltype(auto) { return ",
+                       -long(Sync.At.Length)});
+      Edits.push_back({Sync.At.Offset + Sync.At.Length, 0, "; })",
+                       SuffixBase + long(Sync.At.Length)});
+    }
+}
+
+/// `x.to(device)` becomes `skyline::rt::to_device(x, device)`, which the
+/// pinned memory trial makes a non-blocking copy from pinned memory.
+void planDeviceCopies(const ProgramModel &Model,
+                      std::map<std::string, std::vector<Insertion>> &Plan) {
+  std::set<std::pair<std::string, unsigned>> Planned;
+  for (const TrainingLoop &Loop : Model.TrainingLoops)
+    for (const DeviceCopySite &Copy : Loop.DeviceCopies) {
+      if (!Planned.insert({Copy.Call.File, Copy.Call.Offset}).second)
+        continue;
+      auto &Edits = Plan[Copy.Call.File];
+      Edits.push_back({Copy.Call.Offset, 0, "skyline::rt::to_device(",
+                       -long(Copy.Call.Length)});
+      // `.to(` between the tensor and the device becomes `, `; what ends
+      // at the tensor (a wrapped call's suffix) goes first.
+      Edits.push_back({Copy.TensorEnd.Offset,
+                       Copy.Argument.Offset - Copy.TensorEnd.Offset, ", ", 0});
+    }
+}
+
 std::string commonDirectory(const std::vector<std::string> &Files) {
   std::string Common;
   for (const std::string &File : Files) {
@@ -229,10 +273,14 @@ llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
 std::map<std::string, std::vector<Insertion>>
 planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
                std::vector<std::string> &Notes,
-               std::vector<SetupEntry> *Setup) {
+               std::vector<SetupEntry> *Setup,
+               std::vector<HostSyncEntry> *Syncs) {
   std::map<std::string, std::vector<Insertion>> Plan;
   std::vector<SetupEntry> Unkept;
   planSetupStatements(Model, Plan, Setup ? *Setup : Unkept);
+  std::vector<HostSyncEntry> UnkeptSyncs;
+  planHostSyncs(Model, Plan, Syncs ? *Syncs : UnkeptSyncs);
+  planDeviceCopies(Model, Plan);
   if (Model.BatchSize) {
     auto Text = llvm::MemoryBuffer::getFile(Model.BatchSize->Literal.File);
     if (Text)
@@ -290,7 +338,7 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
   Program.SourceRoot = commonDirectory(Files);
   Program.MirrorRoot = (WorkDir + "/src").str();
   auto Plan = planInsertions(Model, Program.Scopes, Program.Notes,
-                             &Program.SetupStatements);
+                             &Program.SetupStatements, &Program.HostSyncs);
 
   for (const std::string &File : Files) {
     auto Buffer = llvm::MemoryBuffer::getFile(File, /*IsText=*/false);
@@ -345,6 +393,14 @@ llvm::Expected<InstrumentedProgram> instrumentProgram(const ProgramModel &Model,
           << Setup.Id << YAML::Key << "file" << YAML::Value << Setup.File
           << YAML::Key << "line" << YAML::Value << Setup.Line << YAML::Key
           << "text" << YAML::Value << Setup.Text << YAML::EndMap;
+  Table << YAML::EndSeq;
+  Table << YAML::Key << "host_syncs" << YAML::Value << YAML::BeginSeq;
+  for (const HostSyncEntry &Sync : Program.HostSyncs)
+    Table << YAML::Flow << YAML::BeginMap << YAML::Key << "id" << YAML::Value
+          << Sync.Id << YAML::Key << "file" << YAML::Value << Sync.File
+          << YAML::Key << "line" << YAML::Value << Sync.Line << YAML::Key
+          << "kind" << YAML::Value << Sync.Kind << YAML::Key << "text"
+          << YAML::Value << Sync.Text << YAML::EndMap;
   Table << YAML::EndSeq << YAML::EndMap;
   bool Changed = false;
   if (llvm::Error E =

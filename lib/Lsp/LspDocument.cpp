@@ -127,10 +127,14 @@ void makeReportPathsAbsolute(SavedReport &Report, llvm::StringRef BaseDir) {
     return absoluteFrom(BaseDir, Path);
   };
   rewritePaths(Report.Program, Absolute);
-  for (MeasuredRun &Run : Report.Measured.Runs)
+  for (MeasuredRun &Run : Report.Measured.Runs) {
     for (LayerMeasure &Layer : Run.Layers)
       if (!Layer.File.empty())
         Layer.File = Absolute(Layer.File);
+    for (HostSyncMeasure &Sync : Run.HostSyncs)
+      if (!Sync.File.empty())
+        Sync.File = Absolute(Sync.File);
+  }
 }
 
 static bool sameSpan(const SourceSpan &A, const SourceSpan &B) {

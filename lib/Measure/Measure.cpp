@@ -307,6 +307,13 @@ MeasuredRun mergeRuns(MeasuredRun Timing, const MeasuredRun &Breakdown) {
   Run.PeakBytesByPhase = Breakdown.PeakBytesByPhase;
   Run.Memory = Breakdown.Memory;
   Run.SetupStatements = Breakdown.SetupStatements;
+  // The timing run's syncs are the program's own pace; a breakdown run's
+  // are slowed by its hooks, as its layers are.
+  if (Run.HostSyncs.empty()) {
+    Run.HostSyncs = Breakdown.HostSyncs;
+    for (HostSyncMeasure &Sync : Run.HostSyncs)
+      Sync.Ms *= Scale;
+  }
   // The kinds add up to the breakdown run's peak.
   if (!Breakdown.Memory.empty())
     Run.PeakBytes = Breakdown.PeakBytes;

@@ -69,6 +69,21 @@ void nameSetupStatements(Measurement &M, const std::vector<SetupEntry> &Table) {
     });
 }
 
+void nameHostSyncs(Measurement &M, const std::vector<HostSyncEntry> &Table) {
+  for (MeasuredRun &Run : M.Runs)
+    llvm::erase_if(Run.HostSyncs, [&](HostSyncMeasure &Sync) {
+      if (Sync.Sync < 0 || size_t(Sync.Sync) >= Table.size() ||
+          Table[Sync.Sync].Id != Sync.Sync)
+        return true;
+      const HostSyncEntry &Entry = Table[Sync.Sync];
+      Sync.File = Entry.File;
+      Sync.Line = Entry.Line;
+      Sync.Kind = Entry.Kind;
+      Sync.Text = Entry.Text;
+      return false;
+    });
+}
+
 //===----------------------------------------------------------------------===//
 // The terminal
 //===----------------------------------------------------------------------===//
@@ -101,6 +116,31 @@ void printSetupStatements(const MeasuredRun &Run, llvm::raw_ostream &OS) {
   }
   if (Run.SetupStatements.size() > 5)
     OS << " and " << Run.SetupStatements.size() - 5 << " more statements";
+  OS << "\n";
+}
+
+/// The host syncs' ms per iteration, most first, with their share of the
+/// mean iteration (skyline-host-sync's figure).
+void printHostSyncs(const MeasuredRun &Run, llvm::raw_ostream &OS) {
+  std::vector<const HostSyncMeasure *> Syncs;
+  for (const HostSyncMeasure &Sync : Run.HostSyncs)
+    if (!Sync.File.empty())
+      Syncs.push_back(&Sync);
+  if (Syncs.empty() || Run.IterationMs.Mean <= 0)
+    return;
+  llvm::stable_sort(Syncs, [](const auto *A, const auto *B) {
+    return A->Ms > B->Ms;
+  });
+  OS << "host syncs at batch size " << Run.BatchSize
+     << " (ms per iteration, share of the mean):";
+  for (size_t I = 0; I < Syncs.size() && I < 5; ++I)
+    OS << (I ? ", " : " ") << "'" << escapeForTerminal(Syncs[I]->Text)
+       << "' at " << escapeForTerminal(Syncs[I]->File) << ":"
+       << Syncs[I]->Line
+       << llvm::format(" %.3f ms (%s)", Syncs[I]->Ms,
+                       formatShare(Syncs[I]->Ms / Run.IterationMs.Mean).c_str());
+  if (Syncs.size() > 5)
+    OS << " and " << Syncs.size() - 5 << " more";
   OS << "\n";
 }
 
@@ -189,6 +229,7 @@ void printRunTable(const Measurement &M, int64_t DeclaredBatchSize,
         OS << llvm::format(" %s %.2f ms", nameOf(Part), Ms);
       OS << "\n";
     }
+    printHostSyncs(*Run, OS);
     printLayers(*Run, OS);
   }
   for (const std::string &Problem : M.Problems)

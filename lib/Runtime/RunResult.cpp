@@ -230,6 +230,13 @@ void writeTimes(std::FILE *Out, const RunResult &R) {
                key::IterationMs, key::Median, Ms.Median, key::Mean, Ms.Mean,
                key::Stddev, Ms.Stddev, key::Min, Ms.Min, key::Max, Ms.Max);
   std::fprintf(Out, "%s: %.3f\n", key::Throughput, R.Throughput);
+  // Timed in every run: two clock reads a sync.
+  if (!R.HostSyncs.empty()) {
+    std::fprintf(Out, "%s:\n", key::HostSyncs);
+    for (const RunResult::HostSync &Sync : R.HostSyncs)
+      std::fprintf(Out, "  - {%s: %d, %s: %.4f, %s: %.4f}\n", key::Sync,
+                   Sync.Id, key::Calls, Sync.Calls, key::Ms, Sync.Ms);
+  }
 }
 
 void writeList(std::FILE *Out, const char *Key,

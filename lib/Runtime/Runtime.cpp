@@ -91,6 +91,8 @@ struct Config {
   bool AutocastBf16 = false;
   /// The channels-last experiment's trial: 4-d weights made channels-last.
   bool ChannelsLast = false;
+  /// The pinned memory experiment's trial: copies to CUDA from pinned memory.
+  bool PinnedCopies = false;
   /// The no-grad evaluation experiment's trial: training skipped, the
   /// evaluation loops' passes timed.
   bool Evaluation = false;
@@ -136,6 +138,7 @@ Config readConfig() {
   const char *Autocast = std::getenv(env::Autocast);
   C.AutocastBf16 = Autocast && std::strcmp(Autocast, "bf16") == 0;
   C.ChannelsLast = envInteger(env::ChannelsLast, 0) > 0;
+  C.PinnedCopies = envInteger(env::PinnedCopies, 0) > 0;
   const char *Mode = std::getenv(env::Mode);
   C.Mode = Mode && fromName<RunMode>(Mode) == RunMode::Timing
                ? RunMode::Timing
@@ -224,6 +227,9 @@ struct EvaluationClock {
 thread_local int CallDepth = 0;
 
 /// Inside a measured iteration: after warm-up, before the last boundary.
+/// The pinned memory trial's copies made from pinned memory.
+std::atomic<int64_t> PinnedCopiesMade{0};
+
 bool measuring() {
   int Count = Clock.Count.load(std::memory_order_relaxed);
   return Count > config().Warmup &&
@@ -664,9 +670,31 @@ void describeEnvironment(RunResult &R) {
             ? "the optimizers' 4-d parameters were channels-last already"
             : "no optimizer with 4-d parameters (convolution weights) was "
               "made by the second iteration";
+  if (config().PinnedCopies && PinnedCopiesMade.load() == 0 &&
+      Clock.Count.load(std::memory_order_relaxed) >= 1)
+    R.TrialNotApplied = "no copy in the training loop took a CPU tensor to a "
+                        "CUDA device";
   R.DeviceType = nameOf(DeviceType::CPU);
   R.DeviceName = cpuName();
   cuda::describeDevice(R); // a CUDA run: the GPU and its allocator's peak
+}
+
+/// Per host sync id, over the measured iterations; fixed-size, so timing a
+/// sync allocates nothing.
+std::array<std::atomic<int64_t>, MaxHostSyncs> HostSyncNs{};
+std::array<std::atomic<int64_t>, MaxHostSyncs> HostSyncCalls{};
+
+/// The syncs the measured iterations reached, ms per iteration.
+std::vector<RunResult::HostSync> hostSyncRows(int WindowIterations) {
+  std::vector<RunResult::HostSync> Rows;
+  if (!WindowIterations)
+    return Rows;
+  for (int Id = 0; Id < MaxHostSyncs; ++Id)
+    if (int64_t Calls = HostSyncCalls[Id].load(std::memory_order_relaxed))
+      Rows.push_back({Id, double(Calls) / WindowIterations,
+                      double(HostSyncNs[Id].load(std::memory_order_relaxed)) /
+                          (1e6 * WindowIterations)});
+  return Rows;
 }
 
 /// One row per scope entered and the (unscoped) row: what the forward phase
@@ -851,6 +879,7 @@ RunResult collect(StopReason Why) {
   // main returned CUDA may be gone, and the CPU's clock does.
   bool GpuClock = !R.EndedEarly && cuda::resolveTimeline();
   int WindowIterations = timeIterations(C, Count, GpuClock, R);
+  R.HostSyncs = hostSyncRows(WindowIterations);
   MemoryTracker &Tracker = MemoryTracker::install();
   R.PeakBytes = Tracker.peakBytes();
   R.HasMemoryBreakdown = C.Hooks && !R.EndedEarly;
@@ -1328,6 +1357,25 @@ void optimizer_phase_end() noexcept {
   // DataLoader fetches it before the body starts), unless a module call or a
   // backward op says otherwise first.
   switchPhase(Phase::Data);
+}
+
+int64_t host_sync_begin() noexcept {
+  return config().Active && measuring() ? nowNs() : -1;
+}
+
+void host_sync_end(int SyncId, int64_t StartNs) noexcept {
+  if (StartNs < 0 || SyncId < 0 || SyncId >= MaxHostSyncs)
+    return;
+  HostSyncNs[SyncId].fetch_add(nowNs() - StartNs, std::memory_order_relaxed);
+  HostSyncCalls[SyncId].fetch_add(1, std::memory_order_relaxed);
+}
+
+bool pinned_copies() noexcept {
+  return config().Active && config().PinnedCopies;
+}
+
+void pinned_copy_made() noexcept {
+  PinnedCopiesMade.fetch_add(1, std::memory_order_relaxed);
 }
 
 void scope_enter(int ScopeId, const torch::nn::Module *Module) noexcept {

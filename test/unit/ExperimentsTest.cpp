@@ -16,9 +16,9 @@ using namespace skyline;
 namespace {
 
 TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
-  const std::vector<std::string> Every{"threads",       "loader-workers",
-                                       "no-grad-eval",  "cudnn-benchmark",
-                                       "autocast-bf16", "channels-last"};
+  const std::vector<std::string> Every{
+      "threads",       "loader-workers", "no-grad-eval", "cudnn-benchmark",
+      "autocast-bf16", "channels-last",  "pinned-memory"};
   EXPECT_EQ(llvm::cantFail(selectExperiments("")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("default")), Every);
   EXPECT_EQ(llvm::cantFail(selectExperiments("all")), Every);
@@ -32,7 +32,8 @@ TEST(ExperimentsTest, SelectionByNameAllNoneAndTheDefault) {
   EXPECT_EQ(llvm::toString(Unknown.takeError()),
             "--experiments: no experiment 'autocast-typo'; the experiments "
             "are threads, loader-workers, no-grad-eval, cudnn-benchmark, "
-            "autocast-bf16, channels-last (or all, none, default)");
+            "autocast-bf16, channels-last, pinned-memory (or all, none, "
+            "default)");
 }
 
 TEST(ExperimentsTest, EveryExperimentIsARuleWithAPage) {
@@ -633,6 +634,61 @@ TEST(ExperimentsTest, TheChannelsLastFixItFollowsTheOptimizersDeclaration) {
   ASSERT_EQ(Findings.size(), 1u);
   EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
   EXPECT_TRUE(Findings[0].Edits.empty());
+}
+
+/// A loop that copies its batch to a device: `batch.data.to(device)` at
+/// offset 400 of line 17 (the tensor's end at 410, the device 414 to 420).
+ProgramModel copyingProgram() {
+  ProgramModel Program = convolutionalProgram();
+  TrainingLoop Loop;
+  DeviceCopySite Copy;
+  Copy.Call = {"/src/train.cpp", 17, 17, 400, 21};
+  Copy.TensorEnd = {"/src/train.cpp", 17, 27, 410, 0};
+  Copy.Argument = {"/src/train.cpp", 17, 31, 414, 6};
+  Copy.ArgumentEnd = {"/src/train.cpp", 17, 37, 420, 0};
+  Copy.Text = "batch.data.to(device)";
+  Loop.DeviceCopies = {Copy};
+  Program.TrainingLoops = {Loop, Loop}; // a loop in a header, seen twice
+  return Program;
+}
+
+TEST(ExperimentsTest, PinnedMemoryIsTriedOnCudaWhereTheLoopCopiesToADevice) {
+  ProgramModel Program = copyingProgram();
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  std::vector<TrialRequest> Trials =
+      planTrials({"pinned-memory"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].NotTried.empty());
+  EXPECT_EQ(Trials[0].Env, std::vector<std::string>{"SKYLINE_PINNED_COPIES=1"});
+  // A CPU run: listed, with why, and nothing to run.
+  M = cpuMeasurement(2);
+  Trials = planTrials({"pinned-memory"}, Program, M, {2, 2});
+  ASSERT_EQ(Trials.size(), 1u);
+  EXPECT_TRUE(Trials[0].Env.empty());
+  EXPECT_NE(Trials[0].NotTried.find("no copy crosses to a device"),
+            std::string::npos);
+  // No copy in the loop: nothing.
+  Program.TrainingLoops.clear();
+  EXPECT_TRUE(planTrials({"pinned-memory"}, Program, M, {2, 2}).empty());
+}
+
+TEST(ExperimentsTest, ThePinnedMemoryFixItChangesEachCopyOnce) {
+  Measurement M = cpuMeasurement(2);
+  M.Device = DeviceType::CUDA;
+  M.Trials = {{"pinned-memory", "copies from pinned memory", 1, 16, {3.0}, 3.0,
+               0, ""}};
+  std::vector<Finding> Findings = experimentFindings(copyingProgram(), M);
+  ASSERT_EQ(Findings.size(), 1u);
+  EXPECT_EQ(Findings[0].Rule, "skyline-experiment-pinned-memory");
+  EXPECT_EQ(Findings[0].Level, DiagLevel::Warning);
+  ASSERT_EQ(Findings[0].Edits.size(), 2u);
+  EXPECT_EQ(Findings[0].Edits[0].Range.Offset, 410u);
+  EXPECT_EQ(Findings[0].Edits[0].Range.Length, 0u);
+  EXPECT_EQ(Findings[0].Edits[0].Text, ".pin_memory()");
+  EXPECT_EQ(Findings[0].Edits[1].Range.Offset, 420u);
+  EXPECT_EQ(Findings[0].Edits[1].Range.Column, 37u);
+  EXPECT_EQ(Findings[0].Edits[1].Text, ", /*non_blocking=*/true");
 }
 
 } // namespace

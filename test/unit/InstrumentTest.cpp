@@ -120,6 +120,51 @@ TEST(InstrumentTest, TheTrainingLoadersOptionsGoThroughTheRuntime) {
                   "make_loader(test, 8);");
 }
 
+TEST(InstrumentTest, HostSyncsAreTimedAndCopiesGoThroughTheRuntime) {
+  // `model(x.to(d)).item<float>()` would hold a module call; here a module
+  // call ends where a copy's tensor ends (`f(x).to(d)`), and a sync holds
+  // a copy: the wrappers nest, each sync gets an id in the table, and a
+  // site seen twice (a loop in a header) is planned once.
+  std::string Text = "auto y = f(x).to(d); s += y.to(d).item<float>();";
+  //                  0         1         2         3         4
+  //                  0123456789012345678901234567890123456789012345678
+  std::string File = ::testing::TempDir() + "host-syncs.cpp";
+  ProgramModel Model;
+  ModuleCall Call;
+  Call.Name = "f";
+  Call.File = File;
+  Call.Line = 1;
+  Call.Offset = 9;
+  Call.Length = 4;
+  Model.ModuleCalls = {Call};
+  TrainingLoop Loop;
+  DeviceCopySite First{{File, 1, 10, 9, 10}, {File, 1, 14, 13, 0},
+                       {File, 1, 18, 17, 1}, {File, 1, 19, 18, 0},
+                       "f(x).to(d)"};
+  DeviceCopySite Second{{File, 1, 27, 26, 7}, {File, 1, 28, 27, 0},
+                        {File, 1, 32, 31, 1}, {File, 1, 33, 32, 0},
+                        "y.to(d)"};
+  Loop.DeviceCopies = {First, Second};
+  Loop.HostSyncs = {{{File, 1, 27, 26, 21}, "item", "y.to(d).item<float>()"}};
+  Model.TrainingLoops = {Loop, Loop};
+  std::vector<ScopeEntry> Scopes;
+  std::vector<std::string> Notes;
+  std::vector<HostSyncEntry> Syncs;
+  auto Plan = planInsertions(Model, Scopes, Notes, nullptr, &Syncs);
+  auto Out = applyInsertions(Text, Plan[File]);
+  ASSERT_TRUE(bool(Out)) << llvm::toString(Out.takeError());
+  EXPECT_EQ(*Out,
+            "auto y = skyline::rt::to_device(skyline::rt::scoped(0, "
+            "[&]() -> decltype(auto) { return f(x); }), d); s += "
+            "skyline::rt::host_sync(0, [&]() -> decltype(auto) { return "
+            "skyline::rt::to_device(y, d).item<float>(); });");
+  ASSERT_EQ(Syncs.size(), 1u);
+  EXPECT_EQ(Syncs[0].Id, 0);
+  EXPECT_EQ(Syncs[0].Line, 1u);
+  EXPECT_EQ(Syncs[0].Kind, "item");
+  EXPECT_EQ(Syncs[0].Text, "y.to(d).item<float>()");
+}
+
 TEST(InstrumentTest, OverlappingReplacementsAreRefused) {
   auto Out = applyInsertions("abcdef", {{1, 3, "X", 0}, {2, 0, "Y", 0}});
   ASSERT_FALSE(bool(Out));

@@ -58,6 +58,13 @@ ProgramModel sampleModel() {
   Loop.SetupStatements.push_back(
       {{"/src/train.cpp", 31, 3, 700, 58},
        "auto dataset = torch::data::datasets::MNIST(kDataRoot)"});
+  Loop.HostSyncs.push_back(
+      {{"/src/train.cpp", 47, 14, 1070, 18}, "item", "loss.item<float>()"});
+  Loop.DeviceCopies.push_back({{"/src/train.cpp", 43, 17, 960, 21},
+                               {"/src/train.cpp", 43, 27, 970, 0},
+                               {"/src/train.cpp", 43, 31, 974, 6},
+                               {"/src/train.cpp", 43, 37, 980, 0},
+                               "batch.data.to(device)"});
   Model.TrainingLoops.push_back(Loop);
   Model.Threads.Calls.push_back({"/src/train.cpp", 25, 26, 600, 1});
   Model.Threads.MainStart = SourceSpan{"/src/train.cpp", 24, 13, 570, 0};
@@ -124,6 +131,15 @@ TEST(ProgramModelYAMLTest, RoundTrip) {
   EXPECT_EQ(Read->TrainingLoops[0].LoopLength, 180u);
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[0].Optimizer, "");
   EXPECT_EQ(Read->TrainingLoops[0].StepCalls[1].Optimizer, "*opt_");
+  ASSERT_EQ(Read->TrainingLoops[0].HostSyncs.size(), 1u);
+  EXPECT_EQ(Read->TrainingLoops[0].HostSyncs[0].Kind, "item");
+  EXPECT_EQ(Read->TrainingLoops[0].HostSyncs[0].At.Length, 18u);
+  ASSERT_EQ(Read->TrainingLoops[0].DeviceCopies.size(), 1u);
+  const DeviceCopySite &Copy = Read->TrainingLoops[0].DeviceCopies[0];
+  EXPECT_EQ(Copy.TensorEnd.Offset, 970u);
+  EXPECT_EQ(Copy.Argument.Length, 6u);
+  EXPECT_EQ(Copy.ArgumentEnd.Column, 37u);
+  EXPECT_EQ(Copy.Text, "batch.data.to(device)");
   ASSERT_EQ(Read->TrainingLoops[0].SetupStatements.size(), 1u);
   const SetupStatement &Setup = Read->TrainingLoops[0].SetupStatements[0];
   EXPECT_EQ(Setup.Text,
@@ -174,7 +190,8 @@ TEST(ProgramModelYAMLTest, HasTheDocumentedKeys) {
         "list_init_type: unsigned int",
         "step_calls:", "backward_calls:", "optimizers:", "data_loaders:",
         "options_is_count: true", "workers_insert_at:", "evaluation_loops:",
-        "body_start:", "guard_name: no_grad_guard"})
+        "body_start:", "guard_name: no_grad_guard", "host_syncs:",
+        "kind: item", "device_copies:", "tensor_end:", "argument_end:"})
     EXPECT_NE(Text.find(Key), std::string::npos) << Key;
 }
 
@@ -267,6 +284,15 @@ TEST(ProgramModelYAMLTest, RefusesImpossibleValues) {
             "tabs");
   EXPECT_EQ(ReadWithEvery("name: optimizer", "name: \"o; system()\""),
             "optimizer name 'o; system()' is not an identifier");
+  // A device copy's edits go inside its call, in order: a device past the
+  // call's end would put the trial's text elsewhere.
+  EXPECT_EQ(ReadWithEvery("argument_end: {file: /src/train.cpp, line: 43, "
+                          "column: 37, offset: 980",
+                          "argument_end: {file: /src/train.cpp, line: 43, "
+                          "column: 37, offset: 990"),
+            "device copy 'batch.data.to(device)' at /src/train.cpp:43: "
+            "tensor_end, argument and argument_end must lie inside its call, "
+            "in that order");
 }
 
 } // namespace

@@ -384,13 +384,15 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
       (std::vector<std::string>{
           "skyline-batch-size", "skyline-memory-capacity", "skyline-hot-layer",
           "skyline-memory-breakdown", "skyline-malloc-thresholds",
-          "skyline-gpu-measurement", "skyline-throughput-regression",
+          "skyline-gpu-measurement", "skyline-host-sync",
+          "skyline-throughput-regression",
           "skyline-memory-regression", "skyline-baseline-environment",
           "skyline-experiment-threads", "skyline-experiment-loader-workers",
           "skyline-experiment-no-grad-eval",
           "skyline-experiment-cudnn-benchmark",
           "skyline-experiment-autocast-bf16",
-          "skyline-experiment-channels-last"}));
+          "skyline-experiment-channels-last",
+          "skyline-experiment-pinned-memory"}));
   std::vector<std::unique_ptr<Rule>> Rules = createRules();
   size_t Gates = 3;
   for (size_t I = 0; I < ruleCatalog().size(); ++I)
@@ -398,7 +400,7 @@ TEST(RulesTest, TheCatalogIsTheRulesThenTheGatesThenTheExperimentsEachOnce) {
               I >= Rules.size() && I < Rules.size() + Gates ? RuleOrigin::Gate
                                                             : RuleOrigin::Measurement)
         << Ids[I];
-  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/channels-last.md");
+  EXPECT_EQ(ruleCatalog().back().DocsPage, "docs/experiments/pinned-memory.md");
   EXPECT_EQ(&rules::batchSize(), &Rules[0]->info())
       << "the front end's batch-size notes and the rule share one declaration";
 }

@@ -410,6 +410,65 @@ TEST(RuntimeRunTest,
       << Untracked.Result;
 }
 
+TEST(RuntimeRunTest, HostSyncsAreTimedPerIteration) {
+  // 2 warm-up and 8 measured iterations: item() in each (1 call an
+  // iteration), the print in every other (0.5), each ms per iteration; the
+  // print of 40,000 floats takes longer than an item() on the CPU, where
+  // nothing is queued.
+  ProgramRun R = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                            "SKYLINE_ITERATIONS=8 SKYLINE_BATCH_SIZE=16",
+                            "syncs");
+  ASSERT_EQ(R.ExitCode, 0) << R.Output;
+  std::smatch Item, Print;
+  ASSERT_TRUE(std::regex_search(
+      R.Result, Item,
+      std::regex("\n  - \\{sync: 0, calls: 1.0000, ms: ([0-9.]+)\\}\n")))
+      << R.Result;
+  ASSERT_TRUE(std::regex_search(
+      R.Result, Print,
+      std::regex("\n  - \\{sync: 1, calls: 0.5000, ms: ([0-9.]+)\\}\n")))
+      << R.Result;
+  double ItemMs = std::stod(Item[1]), PrintMs = std::stod(Print[1]);
+  EXPECT_GT(PrintMs, ItemMs) << R.Result;
+  // Both are means over the iterations: every other one prints.
+  std::smatch Mean;
+  ASSERT_TRUE(std::regex_search(
+      R.Result, Mean, std::regex("iteration_ms: \\{median: [0-9.]+, mean: ([0-9.]+)")))
+      << R.Result;
+  EXPECT_LT(ItemMs + PrintMs, std::stod(Mean[1])) << R.Result;
+  // A breakdown run times them too.
+  ProgramRun Breakdown = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_MODE=breakdown SKYLINE_ITERATIONS=4", "syncs");
+  ASSERT_EQ(Breakdown.ExitCode, 0) << Breakdown.Output;
+  EXPECT_NE(Breakdown.Result.find("host_syncs:\n  - {sync: 0, calls: 1.0000"),
+            std::string::npos)
+      << Breakdown.Result;
+  // Outside skyline-check the wrappers only run what they wrap.
+  ProgramRun Plain = runProgram("", "syncs");
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Output;
+  EXPECT_NE(Plain.Output.find("printed "), std::string::npos) << Plain.Output;
+}
+
+TEST(RuntimeRunTest, PinnedCopiesChangeOnlyCopiesFromTheCpuToCuda) {
+  // The pinned memory trial on copies to the CPU: nothing to change, and
+  // the result says so; the program trains on.
+  ProgramRun Trial = runProgram("SKYLINE_RESULT=x SKYLINE_MODE=timing "
+                                "SKYLINE_ITERATIONS=2 SKYLINE_PINNED_COPIES=1",
+                                "syncs");
+  ASSERT_EQ(Trial.ExitCode, 0) << Trial.Output;
+  EXPECT_EQ(field(Trial.Result, "iterations"), 2) << Trial.Result;
+  EXPECT_NE(Trial.Result.find("\ntrial_not_applied: \"no copy in the "
+                              "training loop took a CPU tensor to a CUDA "
+                              "device\"\n"),
+            std::string::npos)
+      << Trial.Result;
+  ProgramRun Plain = runProgram(
+      "SKYLINE_RESULT=x SKYLINE_MODE=timing SKYLINE_ITERATIONS=2", "syncs");
+  ASSERT_EQ(Plain.ExitCode, 0) << Plain.Output;
+  EXPECT_EQ(Plain.Result.find("trial_not_applied"), std::string::npos)
+      << Plain.Result;
+}
+
 TEST(RuntimeRunTest, Summary) {
   skyline::rt::Summary S = skyline::rt::summarize({4, 1, 3, 2});
   EXPECT_DOUBLE_EQ(S.Median, 2.5);

@@ -434,7 +434,8 @@ std::vector<OptionDecl> runOptions() {
       option("experiments", po::value<std::string>()->value_name("LIST"),
              "measured experiments to try, each a trial run with a fix-it: "
              "all, none, or names (threads, loader-workers, no-grad-eval, "
-             "cudnn-benchmark, autocast-bf16, channels-last); "
+             "cudnn-benchmark, autocast-bf16, channels-last, "
+             "pinned-memory); "
              "default: those that cost at most one extra run "
              "(docs/experiments/)",
              [](const std::string &Text,

@@ -49,6 +49,10 @@ inline constexpr char Autocast[] = "SKYLINE_AUTOCAST";
 /// parameters (convolution weights) made channels-last at the first
 /// iteration.
 inline constexpr char ChannelsLast[] = "SKYLINE_CHANNELS_LAST";
+/// The pinned memory experiment's trial ("1"): each copy of a CPU tensor
+/// to a CUDA device in the training loop (skyline::rt::to_device) from
+/// pinned memory, without blocking.
+inline constexpr char PinnedCopies[] = "SKYLINE_PINNED_COPIES";
 /// The no-grad evaluation experiment's trial ("1"): the training loops are
 /// skipped, and the evaluation loops' passes are timed, alternately without
 /// and with the guard.
@@ -105,6 +109,9 @@ constexpr size_t NumMemoryKinds = 9;
 /// Statements before the training loop the runs tell apart (the ids the
 /// instrumented copy gives them run from 0 to this less one).
 constexpr int MaxSetupStatements = 1024;
+
+/// Host syncs in the training loops the runs time (ids 0 to this less one).
+constexpr int MaxHostSyncs = 256;
 
 enum class DeviceType : uint8_t { CPU, CUDA };
 
@@ -278,6 +285,12 @@ inline constexpr char Clock[] = "clock";
 /// line and text).
 inline constexpr char SetupStatements[] = "setup_statements";
 inline constexpr char Statement[] = "statement";
+/// The host syncs' time: [{sync, calls, ms}], calls and ms per measured
+/// iteration (the report adds file, line, kind and text).
+inline constexpr char HostSyncs[] = "host_syncs";
+inline constexpr char Sync[] = "sync";
+inline constexpr char Calls[] = "calls";
+inline constexpr char Ms[] = "ms";
 inline constexpr char Bytes[] = "bytes";
 /// Whether the program had cuDNN's benchmark mode on at its first
 /// iteration (before a trial's setting).

@@ -130,6 +130,14 @@ struct RunResult {
     double GpuMs = -1;
   };
   std::vector<Layer> Layers;
+  /// One host sync of the training loop (its id in the instrumented copy's
+  /// table): its calls and ms per measured iteration.
+  struct HostSync {
+    int Id = -1;
+    double Calls = 0;
+    double Ms = 0;
+  };
+  std::vector<HostSync> HostSyncs;
   /// An evaluation trial's passes (SKYLINE_EVALUATION), in the order they
   /// ran, each arm's own: their times, and the most memory a pass held.
   /// Empty in any other run.

@@ -353,6 +353,49 @@ template <typename Callable> decltype(auto) optimizer_step(Callable &&Step) {
   return std::forward<Callable>(Step)();
 }
 
+/// When a host sync the instrumented copy times begins (a clock's ns), or
+/// -1 where this run does not time it (outside the measured iterations);
+/// host_sync_end adds the time since to the sync's.
+int64_t host_sync_begin() noexcept;
+void host_sync_end(int SyncId, int64_t StartNs) noexcept;
+
+/// Runs Call, a host sync in the training loop (`loss.item<float>()`,
+/// `std::cout << t`), timing it as the sync SyncId; keeps its value
+/// category (the wrapper is `[&]() -> decltype(auto) { return expr; }`).
+template <typename Callable>
+decltype(auto) host_sync(int SyncId, Callable &&Call) {
+  struct Timer {
+    int Id;
+    int64_t StartNs;
+    ~Timer() { host_sync_end(Id, StartNs); }
+  } Timing{SyncId, host_sync_begin()};
+  return std::forward<Callable>(Call)();
+}
+
+/// Whether this run is the pinned memory experiment's trial
+/// (SKYLINE_PINNED_COPIES); pinned_copy_made counts a copy it changed.
+bool pinned_copies() noexcept;
+void pinned_copy_made() noexcept;
+
+/// `tensor.to(device)` in a training loop (the instrumented copy's
+/// `to_device(tensor, device)`): as written, except in the pinned memory
+/// trial, where a CPU tensor bound for a CUDA device is copied from pinned
+/// memory without blocking, as the fix-it writes it
+/// (`tensor.pin_memory().to(device, true)`). What to() throws reaches the
+/// program as it would have.
+template <typename TensorT, typename DeviceT>
+auto to_device(const TensorT &Tensor, const DeviceT &Device)
+    -> decltype(Tensor.to(Device)) {
+  if (pinned_copies()) {
+    auto Target = Tensor.options().device(Device).device();
+    if (Tensor.is_cpu() && Target.is_cuda()) {
+      pinned_copy_made();
+      return Tensor.pin_memory().to(Target, /*non_blocking=*/true);
+    }
+  }
+  return Tensor.to(Device);
+}
+
 /// Stands in for torch::save in a measured run: a burst must never overwrite
 /// the user's checkpoints.
 template <typename... Args> void skipped_save(Args &&...) noexcept {}

@@ -31,7 +31,11 @@
 // makes channels-last): a Conv2d(3, 8, 3) and a Linear trained by SGD
 // tracked after its declaration; at its end it prints the memory order of
 // the convolution's weight and whether the optimizer's parameter is the
-// module's tensor still.
+// module's tensor still. With `syncs`: a Linear trained on batches copied
+// with to_device (to the CPU: no trial applies), each step reading its loss
+// with item() (sync 0) and, every other step, writing a 200 x 200 tensor
+// to a string stream (sync 1), as the instrumenter wraps them; it prints
+// how many steps it took and the loss's value each time.
 #include "skyline/runtime/Runtime.h"
 
 #include <torch/torch.h>
@@ -40,6 +44,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sstream>
 #include <thread>
 
 namespace {
@@ -122,6 +127,33 @@ int trainConvolution(bool ChannelsLastAlready) {
       std::fflush(stdout);
     }
   }
+  return 0;
+}
+
+/// The `syncs` mode (above).
+int trainWithHostSyncs() {
+  torch::nn::Linear model(64, 64);
+  torch::optim::SGD optimizer(model->parameters(),
+                              torch::optim::SGDOptions(0.01));
+  torch::Tensor big = torch::randn({200, 200});
+  std::ostringstream printed;
+  double total = 0;
+  for (int step = 0; step < 40; ++step) {
+    skyline::rt::iteration_begin();
+    auto x = skyline::rt::to_device(torch::randn({batchSize(), 64}),
+                                    torch::kCPU);
+    optimizer.zero_grad();
+    auto loss = model->forward(x).pow(2).mean();
+    loss.backward();
+    skyline::rt::optimizer_step(
+        [&]() -> decltype(auto) { return optimizer.step(); });
+    total += skyline::rt::host_sync(
+        0, [&]() -> decltype(auto) { return loss.item<float>(); });
+    if (step % 2 == 0)
+      skyline::rt::host_sync(
+          1, [&]() -> decltype(auto) { return printed << big; });
+  }
+  std::printf("total %.3f, printed %zu\n", total, printed.str().size());
   return 0;
 }
 
@@ -319,6 +351,8 @@ int main(int argc, char **argv) {
   if (argc > 1 && std::strcmp(argv[1], "conv") == 0)
     return trainConvolution(argc > 2 &&
                             std::strcmp(argv[2], "channels-last") == 0);
+  if (argc > 1 && std::strcmp(argv[1], "syncs") == 0)
+    return trainWithHostSyncs();
   if (argc > 1 && std::strcmp(argv[1], "evaluate") == 0)
     return trainThenEvaluate();
   if (argc > 2 && std::strcmp(argv[1], "own-size") == 0) {

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <initializer_list>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -55,6 +56,9 @@ class Tensor {
 public:
   void backward() const {}
   Tensor to(c10::Device) const { return *this; }
+  Tensor to(c10::Device, bool /*non_blocking*/) const { return *this; }
+  Tensor cpu() const { return *this; }
+  Tensor pin_memory() const { return *this; }
   int64_t size(int64_t) const { return 0; }
   Tensor view(c10::IntArrayRef) const { return *this; }
   Tensor reshape(c10::IntArrayRef) const { return *this; }
@@ -73,6 +77,7 @@ public:
   Tensor operator-(const Tensor &) const { return *this; }
   Tensor operator*(const Tensor &) const { return *this; }
 };
+std::ostream &operator<<(std::ostream &, const Tensor &);
 inline void set_num_threads(int) {}
 inline int get_num_threads() { return 1; }
 } // namespace at
