@@ -291,6 +291,8 @@ private:
   /// Past this size a run is a probe, Decision the model's pick so far.
   int64_t probesPast(int64_t Decision) const;
   int64_t largestMeasured() const;
+  /// Whether sizes measured in full lie on both sides of Size.
+  bool betweenMeasuredSizes(int64_t Size) const;
   void keepFailedSize(const RunOutcome &Timing);
   void leaveOutPastTheDataset(const MeasuredRun &Timing, std::string Problem);
   llvm::Expected<bool> keepSize(MeasuredRun Timing, bool WithBreakdown,

@@ -3,6 +3,7 @@
 #define SKYLINE_UNITS_H
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace skyline {
@@ -11,7 +12,13 @@ namespace skyline {
 /// units, as the budgets are.
 std::string formatBytes(int64_t Bytes);
 
-/// 0.372 -> "37%", 0.0412 -> "4.1%": one decimal below 10%.
+/// "over 10000%" for a share of 100 or more (and "under -10000%"): the end
+/// of an extrapolation's interval, whose digits would mean only "far";
+/// none for the rest.
+std::optional<std::string> formatFarShare(double Fraction);
+
+/// 0.372 -> "37%", 0.0412 -> "4.1%": one decimal below 10%; formatFarShare
+/// past 100.
 std::string formatShare(double Fraction);
 
 /// "5.0% to 19%": a share's 90% interval (Low and High, fractions).

@@ -27,7 +27,17 @@ std::string formatBytes(int64_t Bytes) {
   return Text;
 }
 
+std::optional<std::string> formatFarShare(double Fraction) {
+  if (Fraction >= 100)
+    return std::string("over 10000%");
+  if (Fraction <= -100)
+    return std::string("under -10000%");
+  return std::nullopt;
+}
+
 std::string formatShare(double Fraction) {
+  if (std::optional<std::string> Far = formatFarShare(Fraction))
+    return *Far;
   char Text[32];
   double Percent = Fraction * 100;
   std::snprintf(Text, sizeof(Text),

@@ -13,6 +13,7 @@
 #include "SweepDetail.h"
 #include "skyline/Model.h"
 #include "skyline/OtherWork.h"
+#include "skyline/Units.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -371,6 +372,17 @@ int64_t Sweep::largestMeasured() const {
     if (Size.Repeatable)
       Largest = std::max(Largest, Size.BatchSize);
   return Largest;
+}
+
+bool Sweep::betweenMeasuredSizes(int64_t Size) const {
+  bool Below = false, Above = false;
+  for (const SizeRuns &Measured : Sizes) {
+    if (!Measured.Repeatable)
+      continue;
+    Below |= Measured.BatchSize < Size;
+    Above |= Measured.BatchSize > Size;
+  }
+  return Below && Above;
 }
 
 int64_t Sweep::probesPast(int64_t Decision) const {
@@ -838,11 +850,17 @@ bool Sweep::measurePick(int64_t Size, const std::string &Why) {
 /// 18.6%, which reaches below the min gain 5.0%".
 static std::string describeUnsurePick(const Suggestion &Pick, int64_t Declared,
                                       double MinGain) {
-  return llvm::formatv(
-      "{0} is predicted to train {1:f1}% faster than {2}, 90% interval "
-      "{3:f1}% to {4:f1}%, which reaches below the min gain {5:f1}%",
-      Pick.BatchSize, Pick.Gain * 100, Declared, Pick.GainRange.Low * 100,
-      Pick.GainRange.High * 100, MinGain * 100);
+  auto Percent = [](double Fraction) {
+    if (std::optional<std::string> Far = formatFarShare(Fraction))
+      return *Far;
+    return llvm::formatv("{0:f1}%", Fraction * 100).str();
+  };
+  return llvm::formatv("{0} is predicted to train {1} faster than {2}, 90% "
+                       "interval {3} to {4}, which reaches below the min gain "
+                       "{5}",
+                       Pick.BatchSize, Percent(Pick.Gain), Declared,
+                       Percent(Pick.GainRange.Low),
+                       Percent(Pick.GainRange.High), Percent(MinGain));
 }
 
 /// What settleTheDecision's steps share: the decision being settled, and
@@ -880,9 +898,20 @@ void Sweep::settleTheDecision() {
   S.Unsure =
       describeUnsurePick(*S.A.Unsure, DeclaredBatchSize, Options.MinGain);
   // Between measured sizes the curve's own error widens the interval; at
-  // the size itself only the runs' spread does.
-  if (!indexOf(S.A.Unsure->BatchSize) && !measureUnsurePick(S))
-    return;
+  // the size itself only the runs' spread does. Past them the pick is their
+  // line continued, not a size the sweep reached: measured, it would be a
+  // size the sweep's rules (--max-runs, the probes) left out.
+  if (!indexOf(S.A.Unsure->BatchSize)) {
+    if (!betweenMeasuredSizes(S.A.Unsure->BatchSize)) {
+      Progress << "skyline-check: the decision stays unsure: " << S.Unsure
+               << "; " << S.A.Unsure->BatchSize
+               << " lies past the measured sizes, on their line continued, "
+                  "and is not measured to settle it\n";
+      return;
+    }
+    if (!measureUnsurePick(S))
+      return;
+  }
   std::optional<size_t> At = indexOf(S.A.Unsure->BatchSize);
   std::optional<MeasuredGain> Gain =
       measuredGain(S.A, DeclaredBatchSize, S.A.Unsure->BatchSize);

@@ -9,6 +9,7 @@
 #include "skyline/Model.h"
 
 #include "ModelDetail.h"
+#include "skyline/Units.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
@@ -56,6 +57,8 @@ std::string formatTrimmed(double Value, int Decimals) {
 }
 
 std::string percent(double Fraction) {
+  if (std::optional<std::string> Far = formatFarShare(Fraction))
+    return *Far;
   return formatTrimmed(Fraction * 100, 1) + "%";
 }
 

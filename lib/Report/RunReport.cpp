@@ -480,7 +480,17 @@ void emitAnalysis(YAML::Emitter &Out, const Analysis &A) {
   } else {
     Out << YAML::BeginMap << YAML::Key << "batch_size" << YAML::Value
         << YAML::Null << YAML::Key << "reason" << YAML::Value
-        << A.NoSuggestionReason << YAML::EndMap;
+        << A.NoSuggestionReason;
+    // The pick whose interval reached below --min-gain: what more runs
+    // would have decided.
+    if (A.Unsure)
+      Out << YAML::Key << "unsure" << YAML::Value << YAML::Flow
+          << YAML::BeginMap << YAML::Key << "batch_size" << YAML::Value
+          << A.Unsure->BatchSize << YAML::Key << "gain" << YAML::Value
+          << A.Unsure->Gain << YAML::Key << "gain_90" << YAML::Value
+          << YAML::Flow << YAML::BeginSeq << A.Unsure->GainRange.Low
+          << A.Unsure->GainRange.High << YAML::EndSeq << YAML::EndMap;
+    Out << YAML::EndMap;
   }
 }
 

@@ -179,6 +179,18 @@ TEST(HtmlReportTest, FormatsBytes) {
   EXPECT_EQ(formatBytes(-2 * MiB), "-2.00 MiB");
 }
 
+TEST(HtmlReportTest, FormatsShares) {
+  EXPECT_EQ(formatShare(0.0412), "4.1%");
+  EXPECT_EQ(formatShare(0.372), "37%");
+  EXPECT_EQ(formatShareRange(-0.088, 0.114), "-8.8% to 11%");
+  // An extrapolation's interval end: "far", not 31 digits of it.
+  EXPECT_EQ(formatShare(99.99), "9999%");
+  EXPECT_EQ(formatShare(5.76e28), "over 10000%");
+  EXPECT_EQ(formatShareRange(-1, 1e30), "-100% to over 10000%");
+  EXPECT_EQ(formatFarShare(-100), "under -10000%");
+  EXPECT_FALSE(formatFarShare(0.5));
+}
+
 TEST(HtmlReportTest, EscapesText) {
   EXPECT_EQ(escapeHtml("<a href=\"x\">Tom's & co</a>"),
             "&lt;a href=&quot;x&quot;&gt;Tom&#39;s &amp; co&lt;/a&gt;");

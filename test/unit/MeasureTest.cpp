@@ -1720,6 +1720,43 @@ TEST(MeasureTest, SettlingRoundsThatOutgrowTheirShareStop) {
       << Program.Progress;
 }
 
+TEST(MeasureTest, AnUnsurePickPastTheMeasuredSizesIsNotMeasured) {
+  ScriptedProgram Program("settle-past");
+  // Two sizes (--max-runs=2): 2.0 ms at 8, 3.4 at 16 (17.6% more samples a
+  // millisecond), the odd runs 1.3 times as long; 32 fits. The model's
+  // pick lies past 16, on the line through 8 and 16 continued: the sweep
+  // did not reach it, and settling does not measure it.
+  std::string Order;
+  writeSettlingProgram(
+      Program,
+      [](int64_t Size, unsigned K) {
+        return (Size == 8 ? 2.0 : Size == 16 ? 3.4 : 5.0) *
+               (K % 2 ? 1.3 : 1.0);
+      },
+      Order);
+  Program.Options.MaxRuns = 2;
+  auto M = Program.measureFrom();
+  ASSERT_TRUE(bool(M)) << llvm::toString(M.takeError());
+  EXPECT_EQ(sizesOf(*M), (std::vector<int64_t>{8, 16})) << Program.Progress;
+  EXPECT_EQ(Program.Progress.find("settling the decision:"), std::string::npos)
+      << Program.Progress;
+  Analysis A = analyze(*M, 8, ModelOptions{});
+  ASSERT_TRUE(A.Unsure) << A.NoSuggestionReason << "\n" << Program.Progress;
+  EXPECT_GT(A.Unsure->BatchSize, 16);
+  EXPECT_NE(Program.Progress.find(
+                "skyline-check: the decision stays unsure: " +
+                std::to_string(A.Unsure->BatchSize) +
+                " is predicted to train "),
+            std::string::npos)
+      << Program.Progress;
+  EXPECT_NE(Program.Progress.find(
+                std::to_string(A.Unsure->BatchSize) +
+                " lies past the measured sizes, on their line continued, and "
+                "is not measured to settle it\n"),
+            std::string::npos)
+      << Program.Progress;
+}
+
 TEST(MeasureTest, ADecisionMoreRunsCannotSettleCostsNoRuns) {
   ScriptedProgram Program("settle-futile");
   // flatPast16, but every run at 16 after its first takes 4.5 ms: no run

@@ -77,6 +77,25 @@ std::string writeTemp(const std::string &Name, const std::string &Text) {
   return Path;
 }
 
+TEST(RunReportTest, NoSuggestionKeepsTheUnsurePick) {
+  SavedReport Written = sample();
+  Analysis Model = analyze(Written.Measured, 32, ModelOptions());
+  Model.Suggested.reset();
+  Model.NoSuggestionReason = "the runs vary too much to be sure";
+  Suggestion Unsure;
+  Unsure.BatchSize = 48;
+  Unsure.Gain = 0.25;
+  Unsure.GainRange = {-0.25, 1.5};
+  Model.Unsure = Unsure;
+  std::string Text = reportToYAML(Written, &Model);
+  EXPECT_THAT(Text, HasSubstr("suggestion:\n  batch_size: ~\n  reason: the "
+                              "runs vary too much to be sure\n  unsure: "
+                              "{batch_size: 48, gain: 0.25, gain_90: [-0.25, "
+                              "1.5]}\n"));
+  Model.Unsure.reset();
+  EXPECT_THAT(reportToYAML(Written, &Model), Not(HasSubstr("unsure")));
+}
+
 TEST(RunReportTest, RoundTrip) {
   SavedReport Written = sample();
   Analysis Model = analyze(Written.Measured, 32, ModelOptions());

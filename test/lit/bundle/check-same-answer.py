@@ -1,20 +1,19 @@
 #!/usr/bin/env python3
 """Compares a local run's report with one --from-runs wrote of a bundle.
 
-usage: check-same-answer.py LOCAL.yaml BUNDLED.yaml
+usage: check-same-answer.py LOCAL.yaml BUNDLED.yaml LOCAL.log BUNDLED.log
 
 Prints the sizes each measured and the layers named, then fails unless the
-sizes are the same, the bundled runs' layers carry the local runs' names,
-and the suggestions agree: both none, or gain intervals that overlap.
+planned sizes are the same, the bundled runs' layers carry the local runs'
+names, and the suggestions agree (test/lit/Inputs/sweep_agreement.py: what
+the runs' noise decides is left out).
 """
+import os
 import sys
 
-import yaml
-
-
-def load(path):
-    with open(path) as f:
-        return yaml.safe_load(f)
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "Inputs"))
+import sweep_agreement  # noqa: E402
 
 
 def layer_names(report):
@@ -23,27 +22,14 @@ def layer_names(report):
 
 
 def main():
-    local, bundled = load(sys.argv[1]), load(sys.argv[2])
-    sizes = [[run["batch_size"] for run in r["runs"]] for r in (local, bundled)]
-    print("local sizes:", sizes[0])
-    print("bundled sizes:", sizes[1])
-    if sizes[0] != sizes[1]:
-        sys.exit("the sweeps measured different sizes")
-    names = [layer_names(r) for r in (local, bundled)]
+    reports = [sweep_agreement.load(path) for path in sys.argv[1:3]]
+    settled = sweep_agreement.compare(reports, sys.argv[3:5],
+                                      ["local", "bundled"])
+    names = [layer_names(r) for r in reports]
     print("bundled layers:", names[1])
     if names[0] != names[1]:
         sys.exit("the layers are named differently: %r, %r" % tuple(names))
-    picks = [r.get("suggestion") or {} for r in (local, bundled)]
-    chosen = [p.get("batch_size") for p in picks]
-    if None in chosen:
-        if chosen != [None, None]:
-            sys.exit("one suggests %r, the other %r" % tuple(chosen))
-        print("suggestions: none in both")
-        return
-    (a_low, a_high), (b_low, b_high) = picks[0]["gain_90"], picks[1]["gain_90"]
-    print("suggestions: %d and %d" % (chosen[0], chosen[1]))
-    if a_high < b_low or b_high < a_low:
-        sys.exit("the suggestions' gain intervals do not overlap")
+    sweep_agreement.compare_suggestions(reports, settled)
 
 
 if __name__ == "__main__":
