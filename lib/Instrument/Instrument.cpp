@@ -39,11 +39,11 @@ void planBatchSize(const BatchSizeSite &Site, llvm::StringRef FileText,
         {Site.Literal.Offset - 1, Site.Literal.Length + 2,
          "skyline::rt::batch_size_text(\"" + Original + "\")", 0});
   else if (!Site.ListInitType.empty()) // int batch_size{64}: no narrowing
-    Plan[Site.Literal.File].push_back(
-        {Site.Literal.Offset, Site.Literal.Length,
-         "static_cast<" + Site.ListInitType + ">(skyline::rt::batch_size(" +
-             Original + "))",
-         0});
+    Plan[Site.Literal.File].push_back({Site.Literal.Offset, Site.Literal.Length,
+                                       "static_cast<" + Site.ListInitType +
+                                           ">(skyline::rt::batch_size(" +
+                                           Original + "))",
+                                       0});
   else
     Plan[Site.Literal.File].push_back(
         {Site.Literal.Offset, Site.Literal.Length,
@@ -93,8 +93,8 @@ void planEvaluationLoop(const EvaluationLoop &Loop,
   }
   // A body of one statement gets braces of its own, so the pass's marker
   // lives as long as the statement.
-  Edits.push_back({Loop.BodyStart.Offset, 0, std::string("{") + Pass + " ",
-                   BodyOpen});
+  Edits.push_back(
+      {Loop.BodyStart.Offset, 0, std::string("{") + Pass + " ", BodyOpen});
   Plan[Loop.BodyEnd.File].push_back({Loop.BodyEnd.Offset, 0, " }", BodyClose});
 }
 
@@ -147,71 +147,86 @@ void planLoop(const TrainingLoop &Loop, bool SkipForEvaluation,
   Edits.push_back({Loop.BodyOffset + Loop.BodyLength, 0, " }", BodyClose});
 }
 
-/// Marks each statement before a training loop (a dataset read into memory,
-/// the model) with its id, once a statement; the runs attribute what it
-/// allocates to it. The loop's own start ends the last one (loop_begin).
-void planSetupStatements(const ProgramModel &Model,
-                         std::map<std::string, std::vector<Insertion>> &Plan,
-                         std::vector<SetupEntry> &Setup) {
-  std::set<std::pair<std::string, unsigned>> Marked;
+/// Calls Plan on each of the training loops' Sites once a place (a loop in
+/// a header is seen by every source), until it returns false: the runtime's
+/// table is full.
+template <typename Site, typename PlanSite>
+void planEachSiteOnce(const ProgramModel &Model,
+                      const std::vector<Site> TrainingLoop::*Sites,
+                      const SourceSpan Site::*At, PlanSite Plan) {
+  std::set<std::pair<std::string, unsigned>> Planned;
   for (const TrainingLoop &Loop : Model.TrainingLoops)
-    for (const SetupStatement &Statement : Loop.SetupStatements) {
-      if (int(Setup.size()) >= rt::MaxSetupStatements)
-        return;
-      if (!Marked.insert({Statement.At.File, Statement.At.Offset}).second)
+    for (const Site &Each : Loop.*Sites) {
+      const SourceSpan &Place = Each.*At;
+      if (!Planned.insert({Place.File, Place.Offset}).second)
         continue;
-      int Id = int(Setup.size());
-      Setup.push_back(
-          {Id, Statement.At.File, Statement.At.Line, Statement.Text});
-      Plan[Statement.At.File].push_back(
-          {Statement.At.Offset, 0,
-           "skyline::rt::setup_statement(" + std::to_string(Id) + "); ",
-           SetupMark});
+      if (!Plan(Each))
+        return;
     }
 }
 
+/// Marks each statement before a training loop (a dataset read into memory,
+/// the model) with its id; the runs attribute what it allocates to it. The
+/// loop's own start ends the last one (loop_begin).
+void planSetupStatements(const ProgramModel &Model,
+                         std::map<std::string, std::vector<Insertion>> &Plan,
+                         std::vector<SetupEntry> &Setup) {
+  planEachSiteOnce(
+      Model, &TrainingLoop::SetupStatements, &SetupStatement::At,
+      [&](const SetupStatement &Statement) {
+        if (int(Setup.size()) >= rt::MaxSetupStatements)
+          return false;
+        int Id = int(Setup.size());
+        Setup.push_back(
+            {Id, Statement.At.File, Statement.At.Line, Statement.Text});
+        Plan[Statement.At.File].push_back(
+            {Statement.At.Offset, 0,
+             "skyline::rt::setup_statement(" + std::to_string(Id) + "); ",
+             SetupMark});
+        return true;
+      });
+}
+
 /// Each host sync of the training loops is timed on its own
-/// (skyline::rt::host_sync), once a site (a loop in a header is seen by
-/// every source).
+/// (skyline::rt::host_sync).
 void planHostSyncs(const ProgramModel &Model,
                    std::map<std::string, std::vector<Insertion>> &Plan,
                    std::vector<HostSyncEntry> &Syncs) {
-  std::set<std::pair<std::string, unsigned>> Planned;
-  for (const TrainingLoop &Loop : Model.TrainingLoops)
-    for (const HostSyncSite &Sync : Loop.HostSyncs) {
-      if (int(Syncs.size()) >= rt::MaxHostSyncs)
-        return;
-      if (!Planned.insert({Sync.At.File, Sync.At.Offset}).second)
-        continue;
-      int Id = int(Syncs.size());
-      Syncs.push_back({Id, Sync.At.File, Sync.At.Line, Sync.Kind, Sync.Text});
-      auto &Edits = Plan[Sync.At.File];
-      Edits.push_back({Sync.At.Offset, 0,
-                       "skyline::rt::host_sync(" + std::to_string(Id) +
-                           ", [&]() -> decltype(auto) { return ",
-                       -long(Sync.At.Length)});
-      Edits.push_back({Sync.At.Offset + Sync.At.Length, 0, "; })",
-                       SuffixBase + long(Sync.At.Length)});
-    }
+  planEachSiteOnce(
+      Model, &TrainingLoop::HostSyncs, &HostSyncSite::At,
+      [&](const HostSyncSite &Sync) {
+        if (int(Syncs.size()) >= rt::MaxHostSyncs)
+          return false;
+        int Id = int(Syncs.size());
+        Syncs.push_back({Id, Sync.At.File, Sync.At.Line, Sync.Kind, Sync.Text});
+        auto &Edits = Plan[Sync.At.File];
+        Edits.push_back({Sync.At.Offset, 0,
+                         "skyline::rt::host_sync(" + std::to_string(Id) +
+                             ", [&]() -> decltype(auto) { return ",
+                         -long(Sync.At.Length)});
+        Edits.push_back({Sync.At.Offset + Sync.At.Length, 0, "; })",
+                         SuffixBase + long(Sync.At.Length)});
+        return true;
+      });
 }
 
 /// `x.to(device)` becomes `skyline::rt::to_device(x, device)`, which the
 /// pinned memory trial makes a non-blocking copy from pinned memory.
 void planDeviceCopies(const ProgramModel &Model,
                       std::map<std::string, std::vector<Insertion>> &Plan) {
-  std::set<std::pair<std::string, unsigned>> Planned;
-  for (const TrainingLoop &Loop : Model.TrainingLoops)
-    for (const DeviceCopySite &Copy : Loop.DeviceCopies) {
-      if (!Planned.insert({Copy.Call.File, Copy.Call.Offset}).second)
-        continue;
-      auto &Edits = Plan[Copy.Call.File];
-      Edits.push_back({Copy.Call.Offset, 0, "skyline::rt::to_device(",
-                       -long(Copy.Call.Length)});
-      // `.to(` between the tensor and the device becomes `, `; what ends
-      // at the tensor (a wrapped call's suffix) goes first.
-      Edits.push_back({Copy.TensorEnd.Offset,
-                       Copy.Argument.Offset - Copy.TensorEnd.Offset, ", ", 0});
-    }
+  planEachSiteOnce(
+      Model, &TrainingLoop::DeviceCopies, &DeviceCopySite::Call,
+      [&](const DeviceCopySite &Copy) {
+        auto &Edits = Plan[Copy.Call.File];
+        Edits.push_back({Copy.Call.Offset, 0, "skyline::rt::to_device(",
+                         -long(Copy.Call.Length)});
+        // `.to(` between the tensor and the device becomes `, `; what ends
+        // at the tensor (a wrapped call's suffix) goes first.
+        Edits.push_back({Copy.TensorEnd.Offset,
+                         Copy.Argument.Offset - Copy.TensorEnd.Offset, ", ",
+                         0});
+        return true;
+      });
 }
 
 std::string commonDirectory(const std::vector<std::string> &Files) {
@@ -272,8 +287,7 @@ llvm::Expected<std::string> applyInsertions(llvm::StringRef Text,
 
 std::map<std::string, std::vector<Insertion>>
 planInsertions(const ProgramModel &Model, std::vector<ScopeEntry> &Scopes,
-               std::vector<std::string> &Notes,
-               std::vector<SetupEntry> *Setup,
+               std::vector<std::string> &Notes, std::vector<SetupEntry> *Setup,
                std::vector<HostSyncEntry> *Syncs) {
   std::map<std::string, std::vector<Insertion>> Plan;
   std::vector<SetupEntry> Unkept;
